@@ -1,0 +1,22 @@
+import { fileURLToPath } from 'node:url';
+import { defineConfig } from 'vitest/config';
+
+const src = (path: string) => fileURLToPath(new URL(path, import.meta.url));
+
+export default defineConfig({
+  resolve: {
+    // Tests run against the packages' source; the build is checked separately (publint, attw, smoke tests).
+    alias: [
+      { find: /^@agenthost\/core\/test$/, replacement: src('./packages/core/src/test.ts') },
+      { find: /^@agenthost\/core$/, replacement: src('./packages/core/src/index.ts') },
+      { find: /^@agenthost\/storage\/test$/, replacement: src('./packages/storage/src/test.ts') },
+      { find: /^@agenthost\/storage$/, replacement: src('./packages/storage/src/index.ts') },
+      { find: /^@agenthost\/express$/, replacement: src('./packages/express/src/index.ts') },
+    ],
+  },
+  test: {
+    include: ['packages/*/src/**/*.test.ts', 'examples/*/src/**/*.test.ts'],
+    testTimeout: 30_000,
+    hookTimeout: 30_000,
+  },
+});
