@@ -1,0 +1,219 @@
+import { generateText, stepCountIs, type ModelMessage } from 'ai';
+import { InvalidInputError } from './errors/invalid-input-error.js';
+import { NotFoundError } from './errors/not-found-error.js';
+import { ProviderError } from './errors/provider-error.js';
+import { randomId, type IdGenerator } from './ids.js';
+import type { AgentStore, SessionRef } from './ports/agent-store.js';
+import type { ChatModel, ModelProvider } from './ports/model-provider.js';
+import type { ToolProvider } from './ports/tool-provider.js';
+import type { AgentRecord, RunResult, SessionMessage } from './records.js';
+import { createAgentInputSchema, runAgentInputSchema, type CreateAgentInput, type RunAgentInput } from './schemas.js';
+import { staticTools } from './tools/static-tools.js';
+import { parseInput } from './validation.js';
+
+/** Options of {@link AgentService}. */
+export interface AgentServiceOptions {
+  /** Where agents and conversations live. */
+  store: AgentStore;
+  /** Which model names agents may use, and the AI SDK model behind each. */
+  models: ModelProvider;
+  /** Which tool integrations agents may use (default: none). */
+  tools?: ToolProvider;
+  /** The clock (default `() => new Date()`). */
+  now?: () => Date;
+  /** Makes agent and session ids (default: 128 random bits, base64url). */
+  generateId?: IdGenerator;
+  /** How many earlier messages a run sends to the model at most, newest kept (default 100). */
+  historyLimit?: number;
+  /** How long one run may wait for the provider, retries included, in ms (default 60 000). */
+  providerTimeoutMs?: number;
+  /** How often a retryable provider failure is retried (default 2). */
+  maxRetries?: number;
+  /** How many model steps a run with a tool may take (default 5). */
+  maxToolSteps?: number;
+}
+
+/** Options of one run. */
+export interface RunOptions {
+  /** Aborts the run; nothing is stored for an aborted run. */
+  signal?: AbortSignal;
+}
+
+function positiveInteger(name: string, value: number | undefined, fallback: number): number {
+  const v = value ?? fallback;
+  if (!Number.isSafeInteger(v) || v < 1) throw new TypeError(`AgentService: ${name} must be a positive integer, got ${value}`);
+  return v;
+}
+
+function requireAccount(accountId: string): void {
+  if (typeof accountId !== 'string' || accountId.length === 0) throw new TypeError('AgentService: accountId must be a non-empty string');
+}
+
+/**
+ * Creates, lists, fetches and runs agents, each call scoped to the account the caller names.
+ * Transport-neutral: it throws {@link AgentHostError}s with codes, never HTTP statuses.
+ *
+ * @example
+ * const service = new AgentService({ store: new MemoryStore(), models: echoModels() });
+ * const agent = await service.createAgent('acme', { name: 'Support', instruction: 'Be brief.', model: 'echo' });
+ * const { output, session_id } = await service.runAgent('acme', agent.agent_id, { input: 'Hello' });
+ */
+export class AgentService {
+  readonly #store: AgentStore;
+  readonly #models: ModelProvider;
+  readonly #tools: ToolProvider;
+  readonly #now: () => Date;
+  readonly #generateId: IdGenerator;
+  readonly #historyLimit: number;
+  readonly #providerTimeoutMs: number;
+  readonly #maxRetries: number;
+  readonly #maxToolSteps: number;
+
+  constructor(options: AgentServiceOptions) {
+    if (!options?.store) throw new TypeError('AgentService: options.store is required');
+    if (!options.models) throw new TypeError('AgentService: options.models is required');
+    this.#store = options.store;
+    this.#models = options.models;
+    this.#tools = options.tools ?? staticTools();
+    this.#now = options.now ?? (() => new Date());
+    this.#generateId = options.generateId ?? randomId;
+    // An even window keeps whole turns: the oldest message sent is always a user message.
+    this.#historyLimit = positiveInteger('historyLimit', options.historyLimit, 100);
+    this.#historyLimit -= this.#historyLimit % 2;
+    this.#providerTimeoutMs = positiveInteger('providerTimeoutMs', options.providerTimeoutMs, 60_000);
+    this.#maxRetries = options.maxRetries ?? 2;
+    if (!Number.isSafeInteger(this.#maxRetries) || this.#maxRetries < 0) throw new TypeError('AgentService: maxRetries must be a non-negative integer');
+    this.#maxToolSteps = positiveInteger('maxToolSteps', options.maxToolSteps, 5);
+  }
+
+  /** The model names agents may use. */
+  listModels(): readonly string[] {
+    return this.#models.listModels();
+  }
+
+  /** The tool integration names agents may use. */
+  listTools(): readonly string[] {
+    return this.#tools.listTools();
+  }
+
+  /**
+   * Validates and stores a new agent for `accountId`.
+   * @throws InvalidInputError for a missing, blank or mistyped field, an unsupported model or an unknown tool.
+   */
+  async createAgent(accountId: string, input: CreateAgentInput): Promise<AgentRecord> {
+    requireAccount(accountId);
+    const config = parseInput(createAgentInputSchema, input);
+    if (!this.#models.languageModel(config.model)) {
+      const supported = this.listModels().join(', ');
+      throw new InvalidInputError({
+        details: { model: { message: `Unsupported model "${config.model}". Supported models: ${supported}`, path: ['model'] } },
+      });
+    }
+    if (config.tool !== null && !this.#tools.tools(config.tool)) {
+      const supported = this.listTools();
+      const list = supported.length ? `Supported tools: ${supported.join(', ')}` : 'This server offers no tools';
+      throw new InvalidInputError({
+        message: `Unknown tool "${config.tool}". ${list}`,
+        details: { tool: { message: `Unknown tool "${config.tool}". ${list}`, path: ['tool'] } },
+      });
+    }
+    const agentId = this.#generateId('agent');
+    const now = this.#now().toISOString();
+    const agent: AgentRecord = {
+      agent_id: agentId,
+      name: config.name,
+      config: { agent_id: agentId, name: config.name, instruction: config.instruction, model: config.model, tool: config.tool, component: config.component },
+      created_at: now,
+      updated_at: now,
+    };
+    await this.#store.createAgent(accountId, agent);
+    return agent;
+  }
+
+  /** The account's agents, oldest first. */
+  async listAgents(accountId: string): Promise<AgentRecord[]> {
+    requireAccount(accountId);
+    return this.#store.listAgents(accountId);
+  }
+
+  /**
+   * One agent of the account.
+   * @throws NotFoundError when it does not exist or belongs to another account (the same error).
+   */
+  async getAgent(accountId: string, agentId: string): Promise<AgentRecord> {
+    requireAccount(accountId);
+    const agent = typeof agentId === 'string' && agentId ? await this.#store.getAgent(accountId, agentId) : undefined;
+    if (!agent) throw new NotFoundError({ message: 'Agent not found' });
+    return agent;
+  }
+
+  /**
+   * Runs an agent on a text input. The model sees the agent's instruction as the system prompt, the
+   * session's earlier turns in order, then the input. The input and the reply are stored together,
+   * and only when the model call succeeded.
+   *
+   * @throws NotFoundError for an unknown agent; InvalidInputError for bad input;
+   *   ProviderError when the provider fails (`provider_error`) or times out (`provider_timeout`).
+   */
+  async runAgent(accountId: string, agentId: string, input: RunAgentInput, options: RunOptions = {}): Promise<RunResult> {
+    const agent = await this.getAgent(accountId, agentId);
+    const run = parseInput(runAgentInputSchema, input);
+    const model = this.#resolveModel(agent);
+    const session: SessionRef = { accountId, agentId, sessionId: run.session_id ?? this.#generateId('session') };
+    const startedAt = this.#now().toISOString();
+    const history = run.session_id ? await this.#store.readMessages(session, { last: this.#historyLimit }) : [];
+    const tools = agent.config.tool === null ? undefined : this.#tools.tools(agent.config.tool);
+
+    const timeout = AbortSignal.timeout(this.#providerTimeoutMs);
+    const abortSignal = options.signal ? AbortSignal.any([options.signal, timeout]) : timeout;
+    let result: Awaited<ReturnType<typeof generateText>>;
+    try {
+      result = await generateText({
+        model,
+        system: agent.config.instruction,
+        messages: [...history.map(toModelMessage), { role: 'user', content: run.input }],
+        ...(tools && { tools, stopWhen: stepCountIs(this.#maxToolSteps) }),
+        maxRetries: this.#maxRetries,
+        abortSignal,
+      });
+    } catch (error) {
+      if (options.signal?.aborted) throw options.signal.reason ?? error;
+      throw new ProviderError({ timeout: timeout.aborted, cause: error });
+    }
+    options.signal?.throwIfAborted();
+
+    const output = result.text;
+    const calledTool = result.steps.some((step) => step.toolCalls.length > 0);
+    const prompt = result.totalUsage.inputTokens ?? 0;
+    const completion = result.totalUsage.outputTokens ?? 0;
+    await this.#store.appendMessages(session, [
+      { role: 'user', content: run.input, created_at: startedAt },
+      { role: 'assistant', content: output, created_at: this.#now().toISOString() },
+    ]);
+    return {
+      output,
+      session_id: session.sessionId,
+      metadata: {
+        model: agent.config.model,
+        tool_used: calledTool ? agent.config.tool : null,
+        tokens: { prompt, completion, total: prompt + completion },
+      },
+    };
+  }
+
+  #resolveModel(agent: AgentRecord): ChatModel {
+    const model = this.#models.languageModel(agent.config.model);
+    if (!model) {
+      // The agent was created when the model was offered; the server's configuration has changed since.
+      throw new InvalidInputError({
+        message: `The agent's model "${agent.config.model}" is not offered by this server`,
+        details: { model: { message: `Unsupported model "${agent.config.model}". Supported models: ${this.listModels().join(', ')}`, path: ['model'] } },
+      });
+    }
+    return model;
+  }
+}
+
+function toModelMessage(message: SessionMessage): ModelMessage {
+  return { role: message.role, content: message.content };
+}

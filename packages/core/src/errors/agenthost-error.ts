@@ -1,0 +1,48 @@
+const marker = 'agenthost.error';
+const symbol = Symbol.for(marker);
+
+/**
+ * Transport-neutral error codes. Core never speaks HTTP: an adapter maps each code to its own status
+ * (the Express adapter keeps that table in one place).
+ */
+export type ErrorCode =
+  | 'invalid_input'
+  | 'unauthenticated'
+  | 'not_found'
+  | 'provider_error'
+  | 'provider_timeout'
+  | 'internal';
+
+/** One offending field of a rejected input: a message for people and the path to the field. */
+export interface FieldIssue {
+  message: string;
+  path: (string | number)[];
+}
+
+/** Per-field issues, keyed by the top-level field name (`request` when the whole input is wrong). */
+export type FieldIssues = Record<string, FieldIssue>;
+
+/**
+ * Base class of every error agenthost throws on purpose. Recognise it with
+ * {@link AgentHostError.isInstance}, which works across copies of the package (a marker symbol from the
+ * global registry, not `instanceof`).
+ */
+export class AgentHostError extends Error {
+  private readonly [symbol] = true;
+  /** What went wrong, independent of any transport. */
+  readonly code: ErrorCode;
+  /** Per-field issues, for input errors. */
+  readonly details: FieldIssues | undefined;
+
+  constructor({ code, message, details, cause }: { code: ErrorCode; message: string; details?: FieldIssues; cause?: unknown }) {
+    super(message, cause === undefined ? undefined : { cause });
+    this.name = 'AgentHostError';
+    this.code = code;
+    this.details = details;
+  }
+
+  /** True for any agenthost error, whichever copy of the package made it. */
+  static isInstance(error: unknown): error is AgentHostError {
+    return typeof error === 'object' && error !== null && (error as Record<symbol, unknown>)[symbol] === true;
+  }
+}

@@ -1,0 +1,5 @@
+export { AgentHostError, type ErrorCode, type FieldIssue, type FieldIssues } from './agenthost-error.js';
+export { InvalidInputError } from './invalid-input-error.js';
+export { NotFoundError } from './not-found-error.js';
+export { ProviderError } from './provider-error.js';
+export { UnauthenticatedError } from './unauthenticated-error.js';

@@ -1,0 +1,22 @@
+export { AgentService, type AgentServiceOptions, type RunOptions } from './agent-service.js';
+export * from './errors/index.js';
+export { randomId, type IdGenerator, type IdKind } from './ids.js';
+export { ECHO_MODEL_NAME, EchoLanguageModel, countEchoTokens } from './models/echo-model.js';
+export { DEFAULT_OPENAI_MODELS, openAIModels, type OpenAIModelsOptions } from './models/openai-models.js';
+export { combineModels, echoModels, staticModels } from './models/static-models.js';
+export type { AgentStore, SessionRef } from './ports/agent-store.js';
+export type { ChatModel, ModelProvider } from './ports/model-provider.js';
+export type { ToolProvider } from './ports/tool-provider.js';
+export type { AgentConfig, AgentRecord, RunMetadata, RunResult, SessionMessage, TokenUsage } from './records.js';
+export {
+  MAX_INPUT_LENGTH,
+  MAX_INSTRUCTION_LENGTH,
+  MAX_NAME_LENGTH,
+  SESSION_ID_PATTERN,
+  createAgentInputSchema,
+  runAgentInputSchema,
+  type CreateAgentInput,
+  type RunAgentInput,
+} from './schemas.js';
+export { staticTools } from './tools/static-tools.js';
+export { ROOT_FIELD, fieldIssues, parseInput } from './validation.js';

@@ -1,0 +1,97 @@
+import type {
+  LanguageModelV3,
+  LanguageModelV3CallOptions,
+  LanguageModelV3GenerateResult,
+  LanguageModelV3Prompt,
+  LanguageModelV3StreamPart,
+  LanguageModelV3StreamResult,
+  LanguageModelV3Usage,
+} from '@ai-sdk/provider';
+
+/** The name the echo model is offered under. */
+export const ECHO_MODEL_NAME = 'echo';
+
+// Tokens for the echo model: words and single punctuation marks, plus a fixed cost per message (as
+// chat formats add role markers). Deterministic, and grows with everything in the prompt.
+const TOKEN = /[\p{L}\p{N}_]+|[^\s\p{L}\p{N}_]/gu;
+const PER_MESSAGE = 3;
+
+/** Counts echo-model tokens in a text. */
+export function countEchoTokens(text: string): number {
+  return text.match(TOKEN)?.length ?? 0;
+}
+
+function messageText(message: LanguageModelV3Prompt[number]): string {
+  if (typeof message.content === 'string') return message.content;
+  return message.content
+    .map((part) => {
+      if (part.type === 'text' || part.type === 'reasoning') return part.text;
+      if (part.type === 'tool-call') return JSON.stringify(part.input ?? null);
+      if (part.type === 'tool-result') return JSON.stringify(part.output);
+      return '';
+    })
+    .join(' ');
+}
+
+function usage(prompt: LanguageModelV3Prompt, reply: string): LanguageModelV3Usage {
+  const input = prompt.reduce((sum, m) => sum + PER_MESSAGE + countEchoTokens(messageText(m)), 0);
+  const output = countEchoTokens(reply);
+  return {
+    inputTokens: { total: input, noCache: input, cacheRead: 0, cacheWrite: 0 },
+    outputTokens: { total: output, text: output, reasoning: 0 },
+  };
+}
+
+function replyTo(prompt: LanguageModelV3Prompt): string {
+  const lastUser = [...prompt].reverse().find((m) => m.role === 'user');
+  return `Echo: ${lastUser ? messageText(lastUser) : ''}`;
+}
+
+/**
+ * An offline development model: it answers `Echo: <the last user message>` and counts usage over the
+ * whole prompt (instruction, history and input), so a longer conversation costs more prompt tokens,
+ * as with a real model. It calls no tools and needs no network or key. Use it for development,
+ * demos and tests; it is not a language model in any useful sense.
+ */
+export class EchoLanguageModel implements LanguageModelV3 {
+  readonly specificationVersion = 'v3';
+  readonly provider = 'agenthost';
+  readonly modelId: string;
+  readonly supportedUrls = {};
+
+  constructor(modelId: string = ECHO_MODEL_NAME) {
+    this.modelId = modelId;
+  }
+
+  async doGenerate(options: LanguageModelV3CallOptions): Promise<LanguageModelV3GenerateResult> {
+    options.abortSignal?.throwIfAborted();
+    const text = replyTo(options.prompt);
+    return {
+      content: [{ type: 'text', text }],
+      finishReason: { unified: 'stop', raw: 'stop' },
+      usage: usage(options.prompt, text),
+      warnings: [],
+      response: { modelId: this.modelId, timestamp: new Date(0) },
+    };
+  }
+
+  async doStream(options: LanguageModelV3CallOptions): Promise<LanguageModelV3StreamResult> {
+    options.abortSignal?.throwIfAborted();
+    const text = replyTo(options.prompt);
+    const parts: LanguageModelV3StreamPart[] = [
+      { type: 'stream-start', warnings: [] },
+      { type: 'text-start', id: 't0' },
+      ...(text.match(/\S+\s*/g) ?? []).map((delta): LanguageModelV3StreamPart => ({ type: 'text-delta', id: 't0', delta })),
+      { type: 'text-end', id: 't0' },
+      { type: 'finish', finishReason: { unified: 'stop', raw: 'stop' }, usage: usage(options.prompt, text) },
+    ];
+    return {
+      stream: new ReadableStream<LanguageModelV3StreamPart>({
+        start(controller) {
+          for (const part of parts) controller.enqueue(part);
+          controller.close();
+        },
+      }),
+    };
+  }
+}

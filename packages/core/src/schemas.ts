@@ -1,0 +1,59 @@
+import { z } from 'zod';
+
+/** Most characters an agent name may have. */
+export const MAX_NAME_LENGTH = 200;
+/** Most characters an agent instruction may have. */
+export const MAX_INSTRUCTION_LENGTH = 100_000;
+/** Most characters a run input may have. */
+export const MAX_INPUT_LENGTH = 100_000;
+/** Client-chosen session ids: 1 to 128 characters of `[A-Za-z0-9._:-]`. */
+export const SESSION_ID_PATTERN = /^[A-Za-z0-9._:-]{1,128}$/;
+
+// NUL and unpaired UTF-16 surrogates are refused by some storage engines (Postgres text, strict UTF-8
+// encoders); rejecting them here keeps every backend consistent.
+const UNSAFE_TEXT = /\u0000|[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
+
+function text(field: string, max: number) {
+  return z
+    .string({ error: (issue) => (issue.input === undefined ? `${field} is required` : `${field} must be a string`) })
+    .max(max, `${field} must be at most ${max} characters`)
+    .refine((s) => s.trim().length > 0, `${field} must not be blank`)
+    .refine((s) => !UNSAFE_TEXT.test(s), `${field} must not contain NUL or unpaired surrogate characters`);
+}
+
+/**
+ * Input of `createAgent`. Unknown fields (including server-owned ones such as `agent_id` or
+ * `created_at`) are dropped. `tool` of `"none"`/`"None"`/`""` means no tool.
+ */
+export const createAgentInputSchema = z.object({
+  name: text('name', MAX_NAME_LENGTH).transform((s) => s.trim()),
+  instruction: text('instruction', MAX_INSTRUCTION_LENGTH),
+  model: text('model', MAX_NAME_LENGTH).transform((s) => s.trim()),
+  tool: z
+    .string({ error: 'tool must be a string or null' })
+    .max(MAX_NAME_LENGTH, `tool must be at most ${MAX_NAME_LENGTH} characters`)
+    .nullish()
+    .transform((t) => {
+      const v = t?.trim();
+      return !v || v.toLowerCase() === 'none' ? null : v;
+    }),
+  component: text('component', MAX_NAME_LENGTH)
+    .transform((s) => s.trim())
+    .optional()
+    .transform((c) => c ?? 'Chat'),
+});
+
+/** What a caller passes to `createAgent`. */
+export type CreateAgentInput = z.input<typeof createAgentInputSchema>;
+
+/** Input of `runAgent`. A missing or `null` `session_id` starts a new conversation. */
+export const runAgentInputSchema = z.object({
+  input: text('input', MAX_INPUT_LENGTH),
+  session_id: z
+    .string({ error: 'session_id must be a string' })
+    .regex(SESSION_ID_PATTERN, 'session_id must be 1 to 128 characters of letters, digits, ".", "_", ":" or "-"')
+    .nullish(),
+});
+
+/** What a caller passes to `runAgent`. */
+export type RunAgentInput = z.input<typeof runAgentInputSchema>;

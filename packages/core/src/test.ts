@@ -1,0 +1,15 @@
+/**
+ * Test doubles for code that uses agenthost: a loopback OpenAI-compatible server, a settable clock and
+ * readable ids. Import from `@agenthost/core/test`.
+ */
+export {
+  defaultFakeReply,
+  startFakeOpenAIServer,
+  type FakeOpenAIApi,
+  type FakeOpenAIHandler,
+  type FakeOpenAIMessage,
+  type FakeOpenAIReply,
+  type FakeOpenAIRequest,
+  type FakeOpenAIServer,
+} from './testing/fake-openai-server.js';
+export { sequentialIds, testClock, type TestClock } from './testing/test-clock.js';
