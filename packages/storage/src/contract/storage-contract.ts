@@ -1,0 +1,183 @@
+import assert from 'node:assert/strict';
+import type { AgentRecord, AgentStore, SessionMessage, SessionRef } from '@agenthost/core';
+
+/** The parts of a test framework the suite needs; vitest, jest and `node:test` all provide them. */
+export interface TestApi {
+  describe(name: string, fn: () => void): void;
+  test(name: string, fn: () => Promise<void>, timeout?: number): void;
+}
+
+/** Options of {@link storageContractTests}. */
+export interface StorageContractOptions {
+  /** Cases this backend opts out of, each with the reason (shown in the test name). */
+  skip?: Record<string, string>;
+  /** Timeout per case in ms (default 30 000). */
+  timeout?: number;
+}
+
+let sequence = 0;
+const unique = (prefix: string) => `${prefix}-${process.pid}-${Date.now().toString(36)}-${++sequence}`;
+
+function agent(id: string, name = 'Agent', at = '2026-01-01T00:00:00.000Z'): AgentRecord {
+  return {
+    agent_id: id,
+    name,
+    config: { agent_id: id, name, instruction: 'Be helpful.', model: 'echo', tool: null, component: 'Chat' },
+    created_at: at,
+    updated_at: at,
+  };
+}
+
+function turn(i: number): SessionMessage[] {
+  return [
+    { role: 'user', content: `question ${i}`, created_at: '2026-01-01T00:00:00.000Z' },
+    { role: 'assistant', content: `answer ${i}`, created_at: '2026-01-01T00:00:01.000Z' },
+  ];
+}
+
+/**
+ * Registers the storage contract: the same cases for every backend, including concurrent ones. A
+ * backend passes when all of them pass; `makeStore` is called once per case and should return a
+ * store that shares nothing with other cases (for example under a fresh key prefix); the suite calls
+ * `close()` after each case.
+ *
+ * @example
+ * import { describe, test } from 'vitest';
+ * storageContractTests({ describe, test }, () => new MemoryStore());
+ */
+export function storageContractTests(
+  api: TestApi,
+  makeStore: () => AgentStore | Promise<AgentStore>,
+  options: StorageContractOptions = {},
+): void {
+  const timeout = options.timeout ?? 30_000;
+  const cases: Record<string, (store: AgentStore) => Promise<void>> = {
+    'an agent reads back as it was stored': async (store) => {
+      const account = unique('acct');
+      const record = agent(unique('agt'), 'Support ✨ «agent» 日本語 🚀');
+      await store.createAgent(account, record);
+      assert.deepStrictEqual(await store.getAgent(account, record.agent_id), record);
+    },
+
+    'an unknown agent is undefined, and so is an agent of another account': async (store) => {
+      const [a, b] = [unique('acct'), unique('acct')];
+      const record = agent(unique('agt'));
+      await store.createAgent(a, record);
+      assert.equal(await store.getAgent(a, unique('missing')), undefined);
+      assert.equal(await store.getAgent(b, record.agent_id), undefined);
+    },
+
+    'records are copies: changing one changes nothing stored': async (store) => {
+      const account = unique('acct');
+      const record = agent(unique('agt'));
+      const expected = structuredClone(record);
+      await store.createAgent(account, record);
+      record.name = 'changed after create';
+      record.config.instruction = 'changed after create';
+      const got = await store.getAgent(account, record.agent_id);
+      assert.ok(got);
+      got.config.model = 'changed after get';
+      (await store.listAgents(account))[0]!.name = 'changed after list';
+      assert.deepStrictEqual(await store.getAgent(account, record.agent_id), expected);
+    },
+
+    'an account lists only its own agents, oldest first': async (store) => {
+      const [a, b] = [unique('acct'), unique('acct')];
+      const mine = [agent(unique('agt'), 'first', '2026-01-01T00:00:00.000Z'), agent(unique('agt'), 'second', '2026-01-01T00:00:01.000Z'), agent(unique('agt'), 'third', '2026-01-01T00:00:02.000Z')];
+      for (const r of mine) {
+        await store.createAgent(a, r);
+        await store.createAgent(b, agent(unique('agt'), 'theirs'));
+      }
+      assert.deepStrictEqual(await store.listAgents(a), mine);
+      assert.equal((await store.listAgents(b)).length, 3);
+      assert.deepStrictEqual(await store.listAgents(unique('acct')), []);
+    },
+
+    'ids that contain separators do not collide across accounts': async (store) => {
+      const base = unique('acct');
+      await store.createAgent(`${base}:x`, agent('y'));
+      assert.equal(await store.getAgent(base, 'x:y'), undefined);
+      assert.deepStrictEqual(await store.listAgents(base), []);
+      const s1: SessionRef = { accountId: `${base}:a`, agentId: 'b', sessionId: 'c' };
+      const s2: SessionRef = { accountId: base, agentId: 'a:b', sessionId: 'c' };
+      await store.appendMessages(s1, turn(1));
+      assert.deepStrictEqual(await store.readMessages(s2), []);
+    },
+
+    'messages read back in order; an unknown session is empty': async (store) => {
+      const ref: SessionRef = { accountId: unique('acct'), agentId: unique('agt'), sessionId: unique('ses') };
+      assert.deepStrictEqual(await store.readMessages(ref), []);
+      await store.appendMessages(ref, turn(1));
+      await store.appendMessages(ref, turn(2));
+      assert.deepStrictEqual(await store.readMessages(ref), [...turn(1), ...turn(2)]);
+    },
+
+    'last N reads only the newest N messages, oldest first': async (store) => {
+      const ref: SessionRef = { accountId: unique('acct'), agentId: unique('agt'), sessionId: unique('ses') };
+      for (let i = 0; i < 30; i++) await store.appendMessages(ref, turn(i));
+      assert.deepStrictEqual(await store.readMessages(ref, { last: 4 }), [...turn(28), ...turn(29)]);
+      assert.equal((await store.readMessages(ref, { last: 1000 })).length, 60);
+      assert.deepStrictEqual(await store.readMessages(ref, { last: 0 }), []);
+    },
+
+    'sessions are scoped to (account, agent)': async (store) => {
+      const ref: SessionRef = { accountId: unique('acct'), agentId: unique('agt'), sessionId: 'shared-id' };
+      await store.appendMessages(ref, turn(1));
+      assert.deepStrictEqual(await store.readMessages({ ...ref, agentId: unique('agt') }), []);
+      assert.deepStrictEqual(await store.readMessages({ ...ref, accountId: unique('acct') }), []);
+      assert.deepStrictEqual(await store.readMessages(ref), turn(1));
+    },
+
+    'text survives the round trip: unicode, quotes, newlines, 256 KiB': async (store) => {
+      const ref: SessionRef = { accountId: unique('acct'), agentId: unique('agt'), sessionId: unique('ses') };
+      const texts = ['emoji 👩‍💻🚀, RTL שלום, CJK 你好', 'quotes " \' ` and \\ backslash\nnew\r\nlines\ttabs', 'x'.repeat(256 * 1024)];
+      const messages = texts.map((content, i): SessionMessage => ({ role: i % 2 ? 'assistant' : 'user', content, created_at: '2026-01-01T00:00:00.000Z' }));
+      await store.appendMessages(ref, messages);
+      assert.deepStrictEqual(await store.readMessages(ref), messages);
+    },
+
+    'concurrent creates for one account all land': async (store) => {
+      const account = unique('acct');
+      const ids = Array.from({ length: 100 }, () => unique('agt'));
+      await Promise.all(ids.map((id) => store.createAgent(account, agent(id))));
+      const listed = (await store.listAgents(account)).map((a) => a.agent_id);
+      assert.deepStrictEqual([...listed].sort(), [...ids].sort());
+    },
+
+    'concurrent appends to one session keep every turn whole': async (store) => {
+      const ref: SessionRef = { accountId: unique('acct'), agentId: unique('agt'), sessionId: unique('ses') };
+      await Promise.all(Array.from({ length: 50 }, (_, i) => store.appendMessages(ref, turn(i))));
+      const history = await store.readMessages(ref);
+      assert.equal(history.length, 100);
+      const seen = new Set<number>();
+      for (let j = 0; j < history.length; j += 2) {
+        const i = Number(history[j]!.content.replace('question ', ''));
+        assert.deepStrictEqual(history.slice(j, j + 2), turn(i), `turn at ${j} is not whole`);
+        seen.add(i);
+      }
+      assert.equal(seen.size, 50);
+    },
+  };
+
+  api.describe('agenthost storage contract', () => {
+    for (const [name, run] of Object.entries(cases)) {
+      const reason = options.skip?.[name];
+      if (reason !== undefined) {
+        api.test(`${name} (skipped: ${reason})`, async () => {});
+        continue;
+      }
+      api.test(
+        name,
+        async () => {
+          const store = await makeStore();
+          try {
+            await run(store);
+          } finally {
+            await store.close?.();
+          }
+        },
+        timeout,
+      );
+    }
+  });
+}
