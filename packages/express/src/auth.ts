@@ -1,0 +1,47 @@
+import { createHash, timingSafeEqual } from 'node:crypto';
+
+/** Who a request acts for, once its key is accepted. */
+export interface AuthContext {
+  accountId: string;
+}
+
+/**
+ * Turns an API key into the account it authenticates, or `null` for an unknown key. Implementations
+ * must compare secrets in constant time and must never log the key.
+ */
+export type KeyResolver = (key: string) => AuthContext | null | Promise<AuthContext | null>;
+
+/** One configured key. */
+export interface ApiKeyEntry {
+  account: string;
+  key: string;
+}
+
+const digest = (s: string) => createHash('sha256').update(s, 'utf8').digest();
+
+/**
+ * A {@link KeyResolver} over a fixed list of keys. Keys are held only as SHA-256 digests and every
+ * lookup compares against all of them in constant time, so neither the time taken nor an early exit
+ * tells anything about a key.
+ * @throws TypeError at creation for an empty list, a blank key or account, or a repeated key.
+ */
+export function staticKeys(entries: readonly ApiKeyEntry[]): KeyResolver {
+  if (!Array.isArray(entries) || entries.length === 0) throw new TypeError('staticKeys: give at least one { account, key } entry');
+  const seen = new Set<string>();
+  const table = entries.map(({ account, key }) => {
+    if (typeof account !== 'string' || !account.trim()) throw new TypeError('staticKeys: every entry needs a non-blank account');
+    if (typeof key !== 'string' || !key.trim()) throw new TypeError(`staticKeys: the key of account "${account}" is blank`);
+    const d = digest(key);
+    if (seen.has(d.toString('hex'))) throw new TypeError(`staticKeys: a key is listed twice (account "${account}")`);
+    seen.add(d.toString('hex'));
+    return { accountId: account, digest: d };
+  });
+  return function resolveStaticKey(key) {
+    const d = digest(key);
+    let match: string | null = null;
+    for (const entry of table) {
+      if (timingSafeEqual(entry.digest, d) && match === null) match = entry.accountId;
+    }
+    return match === null ? null : { accountId: match };
+  };
+}

@@ -1,0 +1,53 @@
+import { AgentHostError, type ErrorCode } from '@agenthost/core';
+import { failure, type ApiResponse } from './envelope.js';
+
+/** The one table from core error codes to HTTP statuses. */
+export const STATUS_BY_CODE: Readonly<Record<ErrorCode, number>> = Object.freeze({
+  invalid_input: 400,
+  unauthenticated: 401,
+  not_found: 404,
+  provider_error: 502,
+  provider_timeout: 504,
+  internal: 500,
+});
+
+/** The message every unexpected error gets; the detail goes only to the server log. */
+export const INTERNAL_ERROR_MESSAGE = 'Internal server error';
+
+interface BodyParserError {
+  type: string;
+  status: number;
+  expose?: boolean;
+}
+
+function isBodyParserError(error: unknown): error is BodyParserError {
+  return typeof error === 'object' && error !== null && typeof (error as BodyParserError).type === 'string' && typeof (error as BodyParserError).status === 'number';
+}
+
+/**
+ * Turns anything thrown while handling a request into an error response. `logged` tells whether the
+ * error is unexpected and must be logged (only those are; a client's mistake is not a server error).
+ */
+export function errorResponse(error: unknown, options: { bodyLimit: string | number }): { response: ApiResponse; unexpected: boolean } {
+  if (AgentHostError.isInstance(error)) {
+    const status = STATUS_BY_CODE[error.code] ?? 500;
+    if (status === 500) return { response: failure(500, INTERNAL_ERROR_MESSAGE), unexpected: true };
+    return { response: failure(status, error.message, error.details), unexpected: false };
+  }
+  if (isBodyParserError(error)) {
+    switch (error.type) {
+      case 'entity.parse.failed':
+        return { response: failure(400, 'Malformed JSON in request body: send one JSON object'), unexpected: false };
+      case 'entity.too.large':
+        return { response: failure(413, `Request body is larger than the limit of ${options.bodyLimit}`), unexpected: false };
+      case 'encoding.unsupported':
+      case 'charset.unsupported':
+        return { response: failure(415, 'Unsupported body encoding: send UTF-8 JSON'), unexpected: false };
+      case 'request.aborted':
+      case 'request.size.invalid':
+        return { response: failure(400, 'The request body was incomplete'), unexpected: false };
+    }
+    if (error.expose && error.status >= 400 && error.status < 500) return { response: failure(error.status, 'Bad request'), unexpected: false };
+  }
+  return { response: failure(500, INTERNAL_ERROR_MESSAGE), unexpected: true };
+}

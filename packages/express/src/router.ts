@@ -1,0 +1,140 @@
+import { randomUUID } from 'node:crypto';
+import type { AgentService } from '@agenthost/core';
+import express, { type ErrorRequestHandler, type Request, type RequestHandler, type Response } from 'express';
+import type { KeyResolver } from './auth.js';
+import { failure, serialize, type ApiResponse } from './envelope.js';
+import { createHandlers, type ApiHandler } from './handlers.js';
+import { errorResponse } from './http-errors.js';
+
+/** Where unexpected errors are reported; a pino logger fits. Never given a key or a request body. */
+export interface ErrorLogger {
+  error(fields: Record<string, unknown>, message: string): void;
+}
+
+/** Options of {@link createAgentRouter}. */
+export interface AgentRouterOptions {
+  /** Turns an `x-api-key` value into an account, or `null`. See `staticKeys`. Required. */
+  resolveKey: KeyResolver;
+  /** Largest accepted JSON body, in bytes or as `'1mb'`-style text (default `'1mb'`). */
+  bodyLimit?: string | number;
+  /** Receives unexpected errors with the request id (default: one JSON line on stderr). */
+  logger?: ErrorLogger;
+}
+
+interface RequestState {
+  requestId: string;
+  accountId?: string;
+}
+
+const JSON_TYPE = 'application/json; charset=utf-8';
+const JSON_BODY_TYPES = ['application/json', 'application/*+json'];
+const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
+
+const stderrLogger: ErrorLogger = {
+  error(fields, message) {
+    process.stderr.write(`${JSON.stringify({ level: 'error', time: new Date().toISOString(), msg: message, ...fields })}\n`);
+  },
+};
+
+function state(res: Response): RequestState {
+  return res.locals.agenthost as RequestState;
+}
+
+function send(req: Request, res: Response, response: ApiResponse): void {
+  res.status(response.status).set('Content-Type', JSON_TYPE);
+  if (response.headers) res.set(response.headers);
+  res.send(serialize(response.body, req.query?.pretty === 'true'));
+}
+
+/**
+ * The agenthost HTTP API as an Express 5 router. Mount it where the API should live; the contract
+ * serves it under both `/api/v1` and `/api`:
+ *
+ * @example
+ * const app = express();
+ * app.use(['/api/v1', '/api'], createAgentRouter(service, { resolveKey: staticKeys([{ account: 'acme', key }]) }));
+ *
+ * Every request needs a valid `x-api-key`; every answer, errors and unknown routes under the mount
+ * point included, is a JSON envelope. Unexpected errors answer a generic 500 and are logged once with
+ * the request id, which is also sent back in `x-request-id`.
+ *
+ * @throws TypeError at creation when `service` or `resolveKey` is missing.
+ */
+export function createAgentRouter(service: AgentService, options: AgentRouterOptions): express.Router {
+  if (!service || typeof service.runAgent !== 'function') throw new TypeError('createAgentRouter: an AgentService is required');
+  if (typeof options?.resolveKey !== 'function') throw new TypeError('createAgentRouter: options.resolveKey is required (see staticKeys)');
+  const { resolveKey } = options;
+  const bodyLimit = options.bodyLimit ?? '1mb';
+  const logger = options.logger ?? stderrLogger;
+  const handlers = createHandlers(service);
+  const router = express.Router({ caseSensitive: true, strict: false });
+
+  router.use(function agentHostRequestContext(req, res, next) {
+    const given = req.get('x-request-id');
+    const requestId = given && REQUEST_ID.test(given) ? given : randomUUID();
+    res.locals.agenthost = { requestId } satisfies RequestState;
+    res.set('x-request-id', requestId);
+    res.removeHeader('X-Powered-By');
+    next();
+  });
+
+  router.use(async function agentHostApiKeyAuth(req, res, next) {
+    const key = req.get('x-api-key');
+    if (!key) return send(req, res, failure(401, 'Missing API key: send it in the x-api-key header'));
+    const auth = await resolveKey(key);
+    if (!auth) return send(req, res, failure(401, 'Invalid API key provided'));
+    state(res).accountId = auth.accountId;
+    next();
+  });
+
+  router.use(function agentHostRequireJson(req, res, next) {
+    const hasBody = req.headers['transfer-encoding'] !== undefined || (req.headers['content-length'] ?? '0') !== '0';
+    if (hasBody && !req.is(JSON_BODY_TYPES)) {
+      return send(req, res, failure(415, 'Unsupported content type: send the body as application/json'));
+    }
+    next();
+  });
+
+  router.use(express.json({ limit: bodyLimit, strict: true, type: JSON_BODY_TYPES }));
+
+  const handle = (handler: ApiHandler): RequestHandler =>
+    async function agentHostHandler(req, res) {
+      const aborted = new AbortController();
+      res.on('close', () => {
+        if (!res.writableFinished) aborted.abort(new Error('The client closed the connection'));
+      });
+      const response = await handler({
+        accountId: state(res).accountId!,
+        params: req.params as Record<string, string>,
+        body: req.body ?? {},
+        signal: aborted.signal,
+      });
+      send(req, res, response);
+    };
+
+  const notAllowed = (allow: string): RequestHandler =>
+    function agentHostMethodNotAllowed(req, res) {
+      send(req, res, failure(405, `Method ${req.method} is not allowed here; allowed: ${allow}`, undefined, { Allow: allow }));
+    };
+
+  router.route('/agents').get(handle(handlers.listAgents)).post(handle(handlers.createAgent)).all(notAllowed('GET, HEAD, POST'));
+  router.route('/agents/:agentId').get(handle(handlers.getAgent)).all(notAllowed('GET, HEAD'));
+  router.route('/agents/:agentId/run').post(handle(handlers.runAgent)).all(notAllowed('POST'));
+
+  router.use(function agentHostNotFound(req, res) {
+    send(req, res, failure(404, `Route not found: ${req.method} ${req.baseUrl}${req.path}`));
+  });
+
+  const onError: ErrorRequestHandler = function agentHostErrorHandler(error, req, res, next) {
+    if (res.headersSent) return next(error);
+    const { response, unexpected } = errorResponse(error, { bodyLimit });
+    if (unexpected) {
+      const err = error instanceof Error ? { name: error.name, message: error.message, stack: error.stack } : { value: String(error) };
+      logger.error({ request_id: state(res)?.requestId, method: req.method, path: `${req.baseUrl}${req.path}`, err }, 'Unexpected error while handling a request');
+    }
+    if (res.destroyed) return;
+    send(req, res, response);
+  };
+  router.use(onError);
+  return router;
+}
