@@ -1,0 +1,93 @@
+import { z } from 'zod';
+
+/** One API key: the account it authenticates and the secret. */
+export interface KeyEntry {
+  account: string;
+  key: string;
+}
+
+/** The standalone server's settings, validated. */
+export interface ServerConfig {
+  port: number;
+  host: string;
+  /** Configured keys; `undefined` means "make one development key for account `default`". */
+  apiKeys: KeyEntry[] | undefined;
+  openaiApiKey: string | undefined;
+  openaiBaseURL: string | undefined;
+  openaiApi: 'responses' | 'chat' | undefined;
+  openaiModels: string[] | undefined;
+  bodyLimit: string;
+}
+
+/** A configuration that cannot be used; `problems` has one line per bad setting. */
+export class ConfigError extends Error {
+  readonly problems: string[];
+  constructor(problems: string[]) {
+    super(`invalid configuration:\n${problems.map((p) => `  - ${p}`).join('\n')}`);
+    this.name = 'ConfigError';
+    this.problems = problems;
+  }
+}
+
+/** Shortest key accepted from AGENTHOST_API_KEYS. */
+export const MIN_KEY_LENGTH = 16;
+const ACCOUNT = /^[A-Za-z0-9._-]{1,64}$/;
+
+const blankToUndefined = (v: unknown) => (typeof v === 'string' && v.trim() === '' ? undefined : v);
+const optional = <T extends z.ZodType>(schema: T) => z.preprocess(blankToUndefined, schema.optional());
+
+const apiKeys = z.string().transform((text, ctx): KeyEntry[] => {
+  const entries: KeyEntry[] = [];
+  const seen = new Set<string>();
+  text.split(',').forEach((raw, i) => {
+    const pair = raw.trim();
+    if (!pair) return;
+    const colon = pair.indexOf(':');
+    const account = colon < 0 ? '' : pair.slice(0, colon).trim();
+    const key = colon < 0 ? '' : pair.slice(colon + 1).trim();
+    // Never echo the pair itself: it may hold a real key.
+    if (colon < 0) ctx.addIssue({ code: 'custom', message: `entry ${i + 1} is not "account:key"` });
+    else if (!ACCOUNT.test(account)) ctx.addIssue({ code: 'custom', message: `entry ${i + 1}: the account must be 1-64 characters of letters, digits, ".", "_" or "-"` });
+    else if (key.length < MIN_KEY_LENGTH) ctx.addIssue({ code: 'custom', message: `entry ${i + 1} (account "${account}"): the key must be at least ${MIN_KEY_LENGTH} characters` });
+    else if (seen.has(key)) ctx.addIssue({ code: 'custom', message: `entry ${i + 1} (account "${account}"): the same key is listed twice` });
+    else {
+      seen.add(key);
+      entries.push({ account, key });
+    }
+  });
+  if (entries.length === 0 && ctx.issues.length === 0) ctx.addIssue({ code: 'custom', message: 'no "account:key" entries' });
+  return entries;
+});
+
+const envSchema = z.object({
+  PORT: optional(z.coerce.number({ error: 'must be a number' }).int('must be a whole number').min(0, 'must be 0-65535').max(65535, 'must be 0-65535')).transform((p) => p ?? 3000),
+  HOST: optional(z.string()).transform((h) => h ?? '127.0.0.1'),
+  AGENTHOST_API_KEYS: optional(apiKeys),
+  AGENTHOST_BODY_LIMIT: optional(z.string().regex(/^\d+(b|kb|mb)?$/i, 'must be a size such as 1048576, 512kb or 1mb')).transform((s) => s ?? '1mb'),
+  OPENAI_API_KEY: optional(z.string()),
+  OPENAI_BASE_URL: optional(z.url({ protocol: /^https?$/, error: 'must be an http(s) URL, e.g. http://127.0.0.1:11434/v1' })),
+  OPENAI_API: optional(z.enum(['responses', 'chat'], { error: 'must be "responses" or "chat"' })),
+  OPENAI_MODELS: optional(z.string()).transform((s) => s?.split(',').map((m) => m.trim()).filter(Boolean)),
+});
+
+/**
+ * Reads the server's settings from environment variables.
+ * @throws ConfigError naming every bad variable (values of secrets are never repeated).
+ */
+export function loadConfig(env: Record<string, string | undefined> = process.env): ServerConfig {
+  const parsed = envSchema.safeParse(env);
+  if (!parsed.success) {
+    throw new ConfigError(parsed.error.issues.map((issue) => `${issue.path.join('.')}: ${issue.message}`));
+  }
+  const e = parsed.data;
+  return {
+    port: e.PORT,
+    host: e.HOST,
+    apiKeys: e.AGENTHOST_API_KEYS,
+    openaiApiKey: e.OPENAI_API_KEY,
+    openaiBaseURL: e.OPENAI_BASE_URL,
+    openaiApi: e.OPENAI_API,
+    openaiModels: e.OPENAI_MODELS?.length ? e.OPENAI_MODELS : undefined,
+    bodyLimit: e.AGENTHOST_BODY_LIMIT,
+  };
+}

@@ -1,0 +1,71 @@
+#!/usr/bin/env node
+import { ConfigError, loadConfig } from './config.js';
+import { startServer } from './server.js';
+
+const HELP = `agenthost standalone server
+
+Usage: agenthost-server [--help]
+
+Settings come from environment variables:
+  PORT                  port to listen on (default 3000; 0 picks a free one)
+  HOST                  address to bind (default 127.0.0.1; 0.0.0.0 for all interfaces)
+  AGENTHOST_API_KEYS    comma-separated account:key pairs, keys of 16+ characters
+                        (unset: one development key for account "default" is made and printed)
+  AGENTHOST_BODY_LIMIT  largest accepted JSON body (default 1mb)
+  OPENAI_API_KEY        enables the OpenAI models
+  OPENAI_BASE_URL       any OpenAI-compatible server (Ollama, vLLM, LM Studio), e.g. http://127.0.0.1:11434/v1
+  OPENAI_API            "responses" or "chat" (default: responses for OpenAI, chat with OPENAI_BASE_URL)
+  OPENAI_MODELS         comma-separated model names to offer instead of the built-in OpenAI list
+`;
+
+if (process.argv.includes('--help') || process.argv.includes('-h')) {
+  process.stdout.write(HELP);
+  process.exit(0);
+}
+
+let config;
+try {
+  config = loadConfig(process.env);
+} catch (error) {
+  if (error instanceof ConfigError) {
+    process.stderr.write(`agenthost: ${error.message}\nRun with --help for the list of settings.\n`);
+    process.exit(2);
+  }
+  throw error;
+}
+
+const running = await startServer(config).catch((error: NodeJS.ErrnoException) => {
+  const why = error.code === 'EADDRINUSE' ? `port ${config.port} on ${config.host} is already in use (set PORT)` : error.message;
+  process.stderr.write(`agenthost: cannot start: ${why}\n`);
+  process.exit(1);
+});
+
+const lines = [`agenthost listening on ${running.url}`, `  models: ${running.models.join(', ')}`, '  store: memory (agents and conversations last until the server stops)'];
+if (running.devKey) {
+  lines.push(
+    `  development API key for account "${running.devKey.account}": ${running.devKey.key}`,
+    '  (made for this run only and not shown again; set AGENTHOST_API_KEYS to choose keys)',
+  );
+}
+process.stdout.write(`${lines.join('\n')}\n`);
+
+let stopping = false;
+for (const signal of ['SIGINT', 'SIGTERM'] as const) {
+  process.on(signal, () => {
+    if (stopping) return;
+    stopping = true;
+    process.stdout.write(`agenthost: ${signal} received, finishing in-flight requests\n`);
+    const force = setTimeout(() => {
+      process.stderr.write('agenthost: requests still open after 10 s; closing them\n');
+      running.server.closeAllConnections();
+    }, 10_000);
+    force.unref();
+    running.close().then(
+      () => process.exit(0),
+      (error: Error) => {
+        process.stderr.write(`agenthost: error while stopping: ${error.message}\n`);
+        process.exit(1);
+      },
+    );
+  });
+}

@@ -1,0 +1,84 @@
+import { randomBytes } from 'node:crypto';
+import type { Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { AgentService, combineModels, echoModels, openAIModels, type AgentStore, type ModelProvider } from '@agenthost/core';
+import { createAgentRouter, failure, serialize, staticKeys, type ErrorLogger } from '@agenthost/express';
+import { MemoryStore } from '@agenthost/storage';
+import express from 'express';
+import type { KeyEntry, ServerConfig } from './config.js';
+
+/** A running standalone server. */
+export interface RunningServer {
+  /** Base URL of the API, e.g. `http://127.0.0.1:3000/api/v1`. */
+  url: string;
+  server: Server;
+  service: AgentService;
+  /** The development key made because no keys were configured, else `undefined`. */
+  devKey: KeyEntry | undefined;
+  /** The model names offered. */
+  models: readonly string[];
+  /** Stops accepting connections, lets in-flight requests finish, closes the store. */
+  close(): Promise<void>;
+}
+
+/** The models the configuration offers: `echo` always, OpenAI when a key or a base URL is set. */
+export function modelsFor(config: ServerConfig): ModelProvider {
+  if (!config.openaiApiKey && !config.openaiBaseURL) return echoModels();
+  return combineModels(
+    echoModels(),
+    openAIModels({
+      ...(config.openaiApiKey && { apiKey: config.openaiApiKey }),
+      // A compatible server (Ollama, vLLM...) may need no key; the provider insists on one.
+      ...(!config.openaiApiKey && { apiKey: 'not-needed' }),
+      ...(config.openaiBaseURL && { baseURL: config.openaiBaseURL }),
+      ...(config.openaiApi && { api: config.openaiApi }),
+      ...(config.openaiModels && { models: config.openaiModels }),
+    }),
+  );
+}
+
+/** Builds the Express app of the standalone server; exported for tests and for embedding. */
+export function createApp(service: AgentService, keys: KeyEntry[], options: { bodyLimit: string; logger?: ErrorLogger }): express.Express {
+  const app = express();
+  app.disable('x-powered-by');
+  const router = createAgentRouter(service, { resolveKey: staticKeys(keys), bodyLimit: options.bodyLimit, ...(options.logger && { logger: options.logger }) });
+  app.use(['/api/v1', '/api'], router);
+  app.use(function notFound(req, res) {
+    res.status(404).type('application/json; charset=utf-8').send(serialize(failure(404, `Route not found: ${req.method} ${req.path}`).body, req.query?.pretty === 'true'));
+  });
+  app.use(function lastResort(error: unknown, _req: express.Request, res: express.Response, _next: express.NextFunction) {
+    const status = typeof (error as { status?: unknown })?.status === 'number' && (error as { status: number }).status < 500 ? (error as { status: number }).status : 500;
+    res.status(status).type('application/json; charset=utf-8').send(serialize(failure(status, status === 500 ? 'Internal server error' : 'Bad request').body, false));
+  });
+  return app;
+}
+
+/** Starts the standalone server and resolves once it is listening. */
+export async function startServer(config: ServerConfig, options: { store?: AgentStore; logger?: ErrorLogger } = {}): Promise<RunningServer> {
+  const store = options.store ?? new MemoryStore();
+  const models = modelsFor(config);
+  const service = new AgentService({ store, models });
+  const devKey = config.apiKeys ? undefined : { account: 'default', key: `ah_dev_${randomBytes(24).toString('base64url')}` };
+  const app = createApp(service, config.apiKeys ?? [devKey!], { bodyLimit: config.bodyLimit, ...(options.logger && { logger: options.logger }) });
+  const server = app.listen(config.port, config.host);
+  await new Promise<void>((resolve, reject) => {
+    server.once('listening', resolve);
+    server.once('error', reject);
+  });
+  const { port } = server.address() as AddressInfo;
+  const host = config.host.includes(':') ? `[${config.host}]` : config.host;
+  return {
+    url: `http://${host}:${port}/api/v1`,
+    server,
+    service,
+    devKey,
+    models: models.listModels(),
+    close: () =>
+      new Promise<void>((resolve, reject) => {
+        server.close((err) => {
+          Promise.resolve(store.close?.()).then(() => (err ? reject(err) : resolve()), reject);
+        });
+        server.closeIdleConnections();
+      }),
+  };
+}
