@@ -1,0 +1,97 @@
+import { MemoryStore } from '@agenthost/storage';
+import { afterEach, beforeEach, describe, expect, test } from 'vitest';
+import { AgentService } from '../agent-service.js';
+import { AgentHostError } from '../errors/agenthost-error.js';
+import { startFakeOpenAIServer, type FakeOpenAIServer } from '../testing/fake-openai-server.js';
+import { sequentialIds } from '../testing/test-clock.js';
+import { DEFAULT_OPENAI_MODELS, openAIModels } from './openai-models.js';
+
+const instruction = 'You are a terse assistant.';
+let fake: FakeOpenAIServer;
+let store: MemoryStore;
+
+beforeEach(async () => {
+  fake = await startFakeOpenAIServer();
+  store = new MemoryStore();
+});
+afterEach(() => fake.close());
+
+describe.each([
+  { api: 'responses' as const, path: '/v1/responses', system: 'system' },
+  { api: 'chat' as const, path: '/v1/chat/completions', system: 'system' },
+])('the real @ai-sdk/openai provider over the $api API', ({ api, path, system }) => {
+  function service(maxRetries = 0) {
+    const models = openAIModels({ apiKey: 'sk-test-123', baseURL: fake.baseURL, api, models: ['gpt-4o-mini'] });
+    return new AgentService({ store, models, generateId: sequentialIds(), maxRetries });
+  }
+
+  test('sends the instruction, the earlier turns in order and the input; parses output and usage', async () => {
+    const svc = service();
+    const { agent_id } = await svc.createAgent('acme', { name: 'Terse', instruction, model: 'gpt-4o-mini' });
+    const first = await svc.runAgent('acme', agent_id, { input: 'What is agenthost?' });
+    const second = await svc.runAgent('acme', agent_id, { input: 'And how do I run it?', session_id: first.session_id });
+
+    expect(first).toStrictEqual({
+      output: 'Reply to: What is agenthost?',
+      session_id: 'session_1',
+      // The fake counts words plus one per message: (1+5) + (1+3) = 10 in, 5 out.
+      metadata: { model: 'gpt-4o-mini', tool_used: null, tokens: { prompt: 10, completion: 5, total: 15 } },
+    });
+    expect(second).toStrictEqual({
+      output: 'Reply to: And how do I run it?',
+      session_id: 'session_1',
+      // (1+5) + (1+3) + (1+5) + (1+6) = 23 in, 8 out.
+      metadata: { model: 'gpt-4o-mini', tool_used: null, tokens: { prompt: 23, completion: 8, total: 31 } },
+    });
+
+    expect(fake.requests).toHaveLength(2);
+    const sent = fake.requests[1]!;
+    expect([sent.api, sent.method, sent.path, sent.model, sent.headers.authorization]).toStrictEqual([api, 'POST', path, 'gpt-4o-mini', 'Bearer sk-test-123']);
+    expect(sent.messages).toStrictEqual([
+      { role: system, content: instruction },
+      { role: 'user', content: 'What is agenthost?' },
+      { role: 'assistant', content: 'Reply to: What is agenthost?' },
+      { role: 'user', content: 'And how do I run it?' },
+    ]);
+    expect(await store.readMessages({ accountId: 'acme', agentId: agent_id, sessionId: 'session_1' })).toMatchObject([
+      { role: 'user', content: 'What is agenthost?' },
+      { role: 'assistant', content: 'Reply to: What is agenthost?' },
+      { role: 'user', content: 'And how do I run it?' },
+      { role: 'assistant', content: 'Reply to: And how do I run it?' },
+    ]);
+  });
+
+  test('a provider 500 is retried by the AI SDK, then a provider_error; the session is unchanged', async () => {
+    const svc = service(1);
+    const { agent_id } = await svc.createAgent('acme', { name: 'Terse', instruction, model: 'gpt-4o-mini' });
+    await svc.runAgent('acme', agent_id, { input: 'one', session_id: 's' });
+    fake.reply(() => ({ status: 500, body: { error: { message: 'The server had an error', type: 'server_error' } } }));
+    const error = await svc.runAgent('acme', agent_id, { input: 'two', session_id: 's' }).catch((e: unknown) => e);
+    expect(AgentHostError.isInstance(error) && [error.code, error.message]).toStrictEqual(['provider_error', 'The model provider failed to answer']);
+    expect(fake.requests.map((r) => r.messages.at(-1)?.content)).toStrictEqual(['one', 'two', 'two']);
+    expect((await store.readMessages({ accountId: 'acme', agentId: agent_id, sessionId: 's' })).map((m) => m.content)).toStrictEqual(['one', 'Reply to: one']);
+  });
+
+  test('an answer that is not the API shape is a provider_error; nothing is stored', async () => {
+    const svc = service();
+    const { agent_id } = await svc.createAgent('acme', { name: 'Terse', instruction, model: 'gpt-4o-mini' });
+    fake.reply(() => ({ status: 200, body: { unexpected: true } }));
+    const error = await svc.runAgent('acme', agent_id, { input: 'hi', session_id: 's' }).catch((e: unknown) => e);
+    expect(AgentHostError.isInstance(error) && error.code).toBe('provider_error');
+    expect(await store.readMessages({ accountId: 'acme', agentId: agent_id, sessionId: 's' })).toStrictEqual([]);
+  });
+});
+
+describe('openAIModels', () => {
+  test('offers the curated list by default, and only the listed names', () => {
+    const models = openAIModels({ apiKey: 'k' });
+    expect(models.listModels()).toStrictEqual(DEFAULT_OPENAI_MODELS);
+    expect(models.languageModel('gpt-4o-mini')?.modelId).toBe('gpt-4o-mini');
+    expect(models.languageModel('llama3.2')).toBeUndefined();
+  });
+
+  test('uses the Responses API for OpenAI and Chat Completions for a compatible server', () => {
+    expect(openAIModels({ apiKey: 'k' }).languageModel('gpt-4o')?.provider).toBe('openai.responses');
+    expect(openAIModels({ apiKey: 'k', baseURL: 'http://127.0.0.1:11434/v1', models: ['llama3.2'] }).languageModel('llama3.2')?.provider).toBe('openai.chat');
+  });
+});
