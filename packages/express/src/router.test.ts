@@ -1,0 +1,269 @@
+import { AgentService, echoModels, staticModels } from '@agenthost/core';
+import { sequentialIds, testClock } from '@agenthost/core/test';
+import { MemoryStore } from '@agenthost/storage';
+import { MockLanguageModelV3 } from 'ai/test';
+import express from 'express';
+import request from 'supertest';
+import { beforeEach, describe, expect, test, vi } from 'vitest';
+import { staticKeys } from './auth.js';
+import { createAgentRouter, type AgentRouterOptions } from './router.js';
+
+const KEY_A = 'key-a-0123456789abcdef';
+const KEY_B = 'key-b-0123456789abcdef';
+const JSON_TYPE = 'application/json; charset=utf-8';
+const agentBody = { name: 'Support', instruction: 'You are helpful.', model: 'echo' };
+
+let store: MemoryStore;
+let service: AgentService;
+let logged: { fields: Record<string, unknown>; message: string }[];
+
+/** A host app of its own, with the agenthost router mounted beside its routes. */
+function hostApp(options: Partial<AgentRouterOptions> = {}) {
+  const app = express();
+  app.get('/health', (_req, res) => {
+    res.type('text/plain').send('host ok');
+  });
+  app.post('/host-echo', express.json(), (req, res) => {
+    res.json({ host: true, got: req.body });
+  });
+  const router = createAgentRouter(service, {
+    resolveKey: staticKeys([
+      { account: 'alpha', key: KEY_A },
+      { account: 'beta', key: KEY_B },
+    ]),
+    logger: { error: (fields, message) => logged.push({ fields, message }) },
+    ...options,
+  });
+  app.use(['/api/v1', '/api'], router);
+  app.use((_req, res) => {
+    res.status(404).type('text/plain').send('host 404');
+  });
+  return app;
+}
+
+beforeEach(() => {
+  store = new MemoryStore();
+  service = new AgentService({ store, models: echoModels(), now: testClock('2026-11-22T10:00:00.000Z'), generateId: sequentialIds(), maxRetries: 0 });
+  logged = [];
+});
+
+const created = {
+  agent_id: 'agent_1',
+  name: 'Support',
+  config: { agent_id: 'agent_1', name: 'Support', instruction: 'You are helpful.', model: 'echo', tool: null, component: 'Chat' },
+  created_at: '2026-11-22T10:00:00.000Z',
+  updated_at: '2026-11-22T10:00:00.000Z',
+};
+
+describe('mounted in a host app', () => {
+  test("the host's own routes, body parsing and 404 keep working", async () => {
+    const app = hostApp();
+    const health = await request(app).get('/health');
+    expect([health.status, health.text]).toStrictEqual([200, 'host ok']);
+    const echo = await request(app).post('/host-echo').send({ a: 1 });
+    expect([echo.status, echo.body]).toStrictEqual([200, { host: true, got: { a: 1 } }]);
+    const missing = await request(app).get('/elsewhere');
+    expect([missing.status, missing.text]).toStrictEqual([404, 'host 404']);
+  });
+
+  test('create, get and list work the same under /api/v1 and /api', async () => {
+    const app = hostApp();
+    const create = await request(app).post('/api/v1/agents').set('x-api-key', KEY_A).send(agentBody);
+    expect([create.status, create.headers['content-type'], create.body]).toStrictEqual([
+      200,
+      JSON_TYPE,
+      { success: true, data: { agent_id: 'agent_1', created_at: '2026-11-22T10:00:00.000Z' }, status: 200 },
+    ]);
+    for (const prefix of ['/api/v1', '/api']) {
+      const get = await request(app).get(`${prefix}/agents/agent_1`).set('x-api-key', KEY_A);
+      expect([get.status, get.body]).toStrictEqual([200, { success: true, data: created, status: 200 }]);
+      const list = await request(app).get(`${prefix}/agents`).set('x-api-key', KEY_A);
+      expect([list.status, list.body]).toStrictEqual([200, { success: true, data: [created], status: 200 }]);
+    }
+    expect(await store.listAgents('alpha')).toStrictEqual([created]);
+  });
+
+  test('run returns output, session and metadata, and continues a session', async () => {
+    const app = hostApp();
+    await request(app).post('/api/v1/agents').set('x-api-key', KEY_A).send(agentBody);
+    const first = await request(app).post('/api/v1/agents/agent_1/run').set('x-api-key', KEY_A).send({ input: 'Hello there' });
+    expect([first.status, first.body]).toStrictEqual([
+      200,
+      { success: true, data: { output: 'Echo: Hello there', session_id: 'session_1', metadata: { model: 'echo', tool_used: null, tokens: { prompt: 12, completion: 4, total: 16 } } }, status: 200 },
+    ]);
+    const second = await request(app).post('/api/agents/agent_1/run').set('x-api-key', KEY_A).send({ input: 'Hello there', session_id: 'session_1' });
+    expect(second.body.data.metadata.tokens).toStrictEqual({ prompt: 24, completion: 4, total: 28 });
+    expect((await store.readMessages({ accountId: 'alpha', agentId: 'agent_1', sessionId: 'session_1' })).map((m) => m.content)).toStrictEqual([
+      'Hello there',
+      'Echo: Hello there',
+      'Hello there',
+      'Echo: Hello there',
+    ]);
+  });
+});
+
+describe('authentication', () => {
+  const routes = [
+    ['get', '/api/v1/agents'],
+    ['post', '/api/v1/agents'],
+    ['get', '/api/v1/agents/agent_1'],
+    ['post', '/api/v1/agents/agent_1/run'],
+    ['get', '/api/nothing-here'],
+  ] as const;
+
+  test.each(routes)('%s %s: no key or a wrong key is 401 and never reaches the service', async (method, path) => {
+    const spies = (['createAgent', 'listAgents', 'getAgent', 'runAgent'] as const).map((m) => vi.spyOn(service, m));
+    const app = hostApp();
+    const none = await request(app)[method](path).send({ input: 'hi' });
+    expect([none.status, none.headers['content-type'], none.body]).toStrictEqual([
+      401,
+      JSON_TYPE,
+      { success: false, error: 'Missing API key: send it in the x-api-key header', status: 401 },
+    ]);
+    for (const key of ['wrong', `${KEY_A}x`, KEY_A.slice(0, -1), KEY_A.toUpperCase()]) {
+      const bad = await request(app)[method](path).set('x-api-key', key).send({ input: 'hi' });
+      expect([bad.status, bad.body]).toStrictEqual([401, { success: false, error: 'Invalid API key provided', status: 401 }]);
+    }
+    for (const spy of spies) expect(spy).not.toHaveBeenCalled();
+  });
+
+  test("an account sees nothing of another's agents", async () => {
+    const app = hostApp();
+    await request(app).post('/api/v1/agents').set('x-api-key', KEY_A).send(agentBody);
+    const notFound = { success: false, error: 'Agent not found', status: 404 };
+    const get = await request(app).get('/api/v1/agents/agent_1').set('x-api-key', KEY_B);
+    const run = await request(app).post('/api/v1/agents/agent_1/run').set('x-api-key', KEY_B).send({ input: 'hi' });
+    const list = await request(app).get('/api/v1/agents').set('x-api-key', KEY_B);
+    expect([get.status, get.body, run.status, run.body, list.body]).toStrictEqual([404, notFound, 404, notFound, { success: true, data: [], status: 200 }]);
+  });
+
+  test('a router without a key resolver is refused at creation', () => {
+    expect(() => createAgentRouter(service, {} as never)).toThrow('createAgentRouter: options.resolveKey is required (see staticKeys)');
+  });
+});
+
+describe('errors in the envelope', () => {
+  const post = (app: express.Express, path = '/api/v1/agents') => request(app).post(path).set('x-api-key', KEY_A);
+
+  test('validation: 400 with one detail per field; nothing stored', async () => {
+    const res = await post(hostApp()).send({ name: '  ', model: 7 });
+    expect([res.status, res.body]).toStrictEqual([
+      400,
+      {
+        success: false,
+        error: 'Invalid request format',
+        details: {
+          name: { message: 'name must not be blank', path: ['name'] },
+          instruction: { message: 'instruction is required', path: ['instruction'] },
+          model: { message: 'model must be a string', path: ['model'] },
+        },
+        status: 400,
+      },
+    ]);
+    expect(await store.listAgents('alpha')).toStrictEqual([]);
+  });
+
+  test.each([
+    ['{"name": "x",}', 'application/json'],
+    ['{', 'application/json'],
+    ['"just a string"', 'application/json'],
+    ['42', 'application/json'],
+  ])('malformed or non-object JSON %s is 400', async (raw, type) => {
+    const res = await post(hostApp()).set('content-type', type).send(raw);
+    expect([res.status, res.body]).toStrictEqual([400, { success: false, error: 'Malformed JSON in request body: send one JSON object', status: 400 }]);
+  });
+
+  test('an array body is 400 about the whole request', async () => {
+    const res = await post(hostApp()).send([agentBody]);
+    expect([res.status, res.body]).toStrictEqual([
+      400,
+      { success: false, error: 'Invalid request format', details: { request: { message: 'Invalid input: expected object, received array', path: [] } }, status: 400 },
+    ]);
+  });
+
+  test('a body that is not JSON is 415', async () => {
+    const res = await post(hostApp()).set('content-type', 'text/plain').send('name=x');
+    expect([res.status, res.headers['content-type'], res.body]).toStrictEqual([
+      415,
+      JSON_TYPE,
+      { success: false, error: 'Unsupported content type: send the body as application/json', status: 415 },
+    ]);
+  });
+
+  test('a body over the limit is 413, and the next request is served', async () => {
+    const app = hostApp({ bodyLimit: '1kb' });
+    const res = await post(app).send({ ...agentBody, instruction: 'x'.repeat(2048) });
+    expect([res.status, res.body]).toStrictEqual([413, { success: false, error: 'Request body is larger than the limit of 1kb', status: 413 }]);
+    expect((await post(app).send(agentBody)).status).toBe(200);
+  });
+
+  test('the default limit is 1 MiB', async () => {
+    const app = hostApp();
+    const over = await post(app).send({ ...agentBody, instruction: 'x'.repeat(1024 * 1024) });
+    expect([over.status, over.body.error]).toStrictEqual([413, 'Request body is larger than the limit of 1mb']);
+  });
+
+  test('an unknown route is 404; a known path with another method is 405 with Allow', async () => {
+    const app = hostApp();
+    const unknown = await request(app).get('/api/v1/nothing-here').set('x-api-key', KEY_A);
+    expect([unknown.status, unknown.body]).toStrictEqual([404, { success: false, error: 'Route not found: GET /api/v1/nothing-here', status: 404 }]);
+    const del = await request(app).delete('/api/v1/agents/agent_1').set('x-api-key', KEY_A);
+    expect([del.status, del.headers.allow, del.body]).toStrictEqual([
+      405,
+      'GET, HEAD',
+      { success: false, error: 'Method DELETE is not allowed here; allowed: GET, HEAD', status: 405 },
+    ]);
+  });
+
+  test('an unexpected error is a generic 500, logged once with the request id the client saw', async () => {
+    vi.spyOn(service, 'listAgents').mockRejectedValue(new Error('connection to db failed: password=hunter2'));
+    const res = await request(hostApp()).get('/api/v1/agents').set('x-api-key', KEY_A).set('x-request-id', 'req-123');
+    expect([res.status, res.headers['x-request-id'], res.body]).toStrictEqual([500, 'req-123', { success: false, error: 'Internal server error', status: 500 }]);
+    expect(res.text).not.toContain('hunter2');
+    expect(logged).toHaveLength(1);
+    expect(logged[0]!.fields).toMatchObject({ request_id: 'req-123', method: 'GET', path: '/api/v1/agents', err: { name: 'Error', message: 'connection to db failed: password=hunter2' } });
+    expect(JSON.stringify(logged)).not.toContain(KEY_A);
+  });
+
+  test('a provider failure is 502 and a provider timeout is 504; the session is unchanged', async () => {
+    const failing = new MockLanguageModelV3({
+      doGenerate: async () => {
+        throw new Error('socket hang up');
+      },
+    });
+    const hanging = new MockLanguageModelV3({
+      doGenerate: (options) => new Promise((_, reject) => options.abortSignal?.addEventListener('abort', () => reject(options.abortSignal?.reason))),
+    });
+    service = new AgentService({ store, models: staticModels({ failing, hanging }), generateId: sequentialIds(), maxRetries: 0, providerTimeoutMs: 100 });
+    const app = hostApp();
+    for (const [model, status, error] of [
+      ['failing', 502, 'The model provider failed to answer'],
+      ['hanging', 504, 'The model provider did not answer in time'],
+    ] as const) {
+      const { body } = await post(app).send({ ...agentBody, model });
+      const res = await post(app, `/api/v1/agents/${body.data.agent_id}/run`).send({ input: 'hi', session_id: 's' });
+      expect([res.status, res.body]).toStrictEqual([status, { success: false, error, status }]);
+      expect(await store.readMessages({ accountId: 'alpha', agentId: body.data.agent_id, sessionId: 's' })).toStrictEqual([]);
+    }
+    expect(logged).toStrictEqual([]);
+  });
+});
+
+describe('response details', () => {
+  test('compact by default; pretty=true indents by two spaces', async () => {
+    const app = hostApp();
+    const compact = await request(app).get('/api/v1/agents').set('x-api-key', KEY_A);
+    const pretty = await request(app).get('/api/v1/agents?pretty=true').set('x-api-key', KEY_A);
+    expect([compact.text, pretty.text]).toStrictEqual(['{"success":true,"data":[],"status":200}', '{\n  "success": true,\n  "data": [],\n  "status": 200\n}']);
+    const prettyError = await request(app).get('/api/v1/agents/x?pretty=true').set('x-api-key', KEY_A);
+    expect(prettyError.text).toBe('{\n  "success": false,\n  "error": "Agent not found",\n  "status": 404\n}');
+  });
+
+  test('no X-Powered-By even when the host app keeps it on; a request id on every response', async () => {
+    const res = await request(hostApp()).get('/api/v1/agents').set('x-api-key', KEY_A);
+    expect(res.headers['x-powered-by']).toBeUndefined();
+    expect(res.headers['x-request-id']).toMatch(/^[0-9a-f-]{36}$/);
+    const unsafe = await request(hostApp()).get('/api/v1/agents').set('x-request-id', 'bad id with spaces');
+    expect(unsafe.headers['x-request-id']).toMatch(/^[0-9a-f-]{36}$/);
+  });
+});
