@@ -1,0 +1,81 @@
+import { describe, expect, test } from 'vitest';
+import { ConfigError, loadConfig } from './config.js';
+
+describe('loadConfig', () => {
+  test('defaults with an empty environment', () => {
+    expect(loadConfig({})).toStrictEqual({
+      port: 3000,
+      host: '127.0.0.1',
+      apiKeys: undefined,
+      openaiApiKey: undefined,
+      openaiBaseURL: undefined,
+      openaiApi: undefined,
+      openaiModels: undefined,
+      bodyLimit: '1mb',
+    });
+  });
+
+  test('every setting, with blank values meaning unset', () => {
+    expect(
+      loadConfig({
+        PORT: '8080',
+        HOST: '0.0.0.0',
+        AGENTHOST_API_KEYS: ' acme:key-acme-0123456789 , beta:key:with:colons-0123 ,',
+        AGENTHOST_BODY_LIMIT: '512kb',
+        OPENAI_API_KEY: 'sk-1',
+        OPENAI_BASE_URL: 'http://127.0.0.1:11434/v1',
+        OPENAI_API: 'chat',
+        OPENAI_MODELS: 'llama3.2, qwen2.5 ,',
+        UNRELATED: 'x',
+      }),
+    ).toStrictEqual({
+      port: 8080,
+      host: '0.0.0.0',
+      apiKeys: [
+        { account: 'acme', key: 'key-acme-0123456789' },
+        { account: 'beta', key: 'key:with:colons-0123' },
+      ],
+      openaiApiKey: 'sk-1',
+      openaiBaseURL: 'http://127.0.0.1:11434/v1',
+      openaiApi: 'chat',
+      openaiModels: ['llama3.2', 'qwen2.5'],
+      bodyLimit: '512kb',
+    });
+    expect(loadConfig({ PORT: '', AGENTHOST_API_KEYS: '  ', OPENAI_MODELS: '' })).toMatchObject({ port: 3000, apiKeys: undefined, openaiModels: undefined });
+  });
+
+  test('every bad value is named in one error, and no key is repeated', () => {
+    let error: unknown;
+    try {
+      loadConfig({
+        PORT: '70000',
+        AGENTHOST_API_KEYS: 'acme:short-secret,nocolon-secret-value-123,bad account:key-0123456789abcdef',
+        AGENTHOST_BODY_LIMIT: 'lots',
+        OPENAI_BASE_URL: 'ftp://example',
+        OPENAI_API: 'completions',
+      });
+    } catch (e) {
+      error = e;
+    }
+    expect(error).toBeInstanceOf(ConfigError);
+    expect((error as ConfigError).problems).toStrictEqual([
+      'PORT: must be 0-65535',
+      'AGENTHOST_API_KEYS: entry 1 (account "acme"): the key must be at least 16 characters',
+      'AGENTHOST_API_KEYS: entry 2 is not "account:key"',
+      'AGENTHOST_API_KEYS: entry 3: the account must be 1-64 characters of letters, digits, ".", "_" or "-"',
+      'AGENTHOST_BODY_LIMIT: must be a size such as 1048576, 512kb or 1mb',
+      'OPENAI_BASE_URL: must be an http(s) URL, e.g. http://127.0.0.1:11434/v1',
+      'OPENAI_API: must be "responses" or "chat"',
+    ]);
+    expect((error as Error).message).not.toMatch(/short-secret|nocolon-secret|key-0123456789abcdef/);
+  });
+
+  test.each([
+    [{ PORT: 'abc' }, 'PORT: must be a number'],
+    [{ PORT: '80.5' }, 'PORT: must be a whole number'],
+    [{ AGENTHOST_API_KEYS: ',' }, 'AGENTHOST_API_KEYS: no "account:key" entries'],
+    [{ AGENTHOST_API_KEYS: 'a:same-key-0123456789,b:same-key-0123456789' }, 'AGENTHOST_API_KEYS: entry 2 (account "b"): the same key is listed twice'],
+  ])('%j is refused: %s', (env, problem) => {
+    expect(() => loadConfig(env)).toThrow(expect.objectContaining({ problems: [problem] }));
+  });
+});

@@ -1,0 +1,131 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { startFakeOpenAIServer } from '@agenthost/core/test';
+import { afterEach, beforeAll, describe, expect, test } from 'vitest';
+
+// These tests run the built server as users do (`pnpm test` builds first).
+const MAIN = fileURLToPath(new URL('../dist/main.js', import.meta.url));
+const CHECK = fileURLToPath(new URL('../../../../shared/conformance/check.mjs', import.meta.url));
+const KEY_A = 'key-alpha-0123456789abcdef';
+const KEY_B = 'key-beta-0123456789abcdef';
+
+interface Started {
+  child: ChildProcess;
+  url: string;
+  stdout: () => string;
+  stderr: () => string;
+  exited: Promise<number | null>;
+}
+
+const children: ChildProcess[] = [];
+afterEach(() => {
+  for (const child of children.splice(0)) if (child.exitCode === null) child.kill('SIGKILL');
+});
+
+function run(env: Record<string, string>, args: string[] = []) {
+  const child = spawn(process.execPath, [MAIN, ...args], { env: { PATH: process.env.PATH ?? '', PORT: '0', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  children.push(child);
+  let out = '';
+  let err = '';
+  child.stdout!.on('data', (d: Buffer) => (out += d));
+  child.stderr!.on('data', (d: Buffer) => (err += d));
+  const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
+  return { child, stdout: () => out, stderr: () => err, exited };
+}
+
+async function start(env: Record<string, string>): Promise<Started> {
+  const r = run(env);
+  const deadline = Date.now() + 15_000;
+  while (!/listening on (\S+)/.test(r.stdout())) {
+    if (r.child.exitCode !== null || Date.now() > deadline) throw new Error(`server did not start: ${r.stdout()} ${r.stderr()}`);
+    await new Promise((res) => setTimeout(res, 20));
+  }
+  return { ...r, url: /listening on (\S+)/.exec(r.stdout())![1]! };
+}
+
+async function api(url: string, key: string, method: string, path: string, body?: unknown) {
+  const res = await fetch(url + path, {
+    method,
+    headers: { 'x-api-key': key, ...(body !== undefined && { 'content-type': 'application/json' }) },
+    ...(body !== undefined && { body: JSON.stringify(body) }),
+  });
+  return { status: res.status, body: (await res.json()) as { success: boolean; data?: any; error?: string } };
+}
+
+beforeAll(() => {
+  if (!existsSync(MAIN)) throw new Error(`${MAIN} is missing: run "pnpm build" first (pnpm test does)`);
+});
+
+describe('the standalone server', () => {
+  test('passes the shared conformance check with two accounts', async () => {
+    const server = await start({ AGENTHOST_API_KEYS: `alpha:${KEY_A},beta:${KEY_B}` });
+    expect(server.stdout()).toBe(`agenthost listening on ${server.url}\n  models: echo\n  store: memory (agents and conversations last until the server stops)\n`);
+    const check = spawn(process.execPath, [CHECK], {
+      env: { PATH: process.env.PATH ?? '', BASE_URL: server.url.replace(/\/api\/v1$/, ''), KEY_A, KEY_B, MODEL: 'echo' },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let out = '';
+    check.stdout.on('data', (d: Buffer) => (out += d));
+    check.stderr.on('data', (d: Buffer) => (out += d));
+    const code = await new Promise((resolve) => check.on('exit', resolve));
+    expect(out).toMatch(/^\d+ passed, 0 failed$/m);
+    expect(out).not.toMatch(/^FAIL/m);
+    expect(code).toBe(0);
+  });
+
+  test('without configured keys it makes one development key, prints it once, and the key works', async () => {
+    const server = await start({});
+    const match = /development API key for account "default": (ah_dev_[A-Za-z0-9_-]{32})\n/.exec(server.stdout());
+    expect(match).not.toBeNull();
+    const key = match![1]!;
+    expect(server.stdout().split(key)).toHaveLength(2);
+    const created = await api(server.url, key, 'POST', '/agents', { name: 'Dev', instruction: 'Be brief.', model: 'echo' });
+    expect(created.status).toBe(200);
+    const run = await api(server.url, key, 'POST', `/agents/${created.body.data.agent_id}/run`, { input: 'ping' });
+    expect([run.status, run.body.data.output]).toStrictEqual([200, 'Echo: ping']);
+  });
+
+  test('runs agents on an OpenAI-compatible server named by OPENAI_BASE_URL', async () => {
+    const fake = await startFakeOpenAIServer();
+    try {
+      const server = await start({ AGENTHOST_API_KEYS: `alpha:${KEY_A}`, OPENAI_BASE_URL: fake.baseURL, OPENAI_MODELS: 'llama3.2' });
+      expect(server.stdout()).toContain('  models: echo, llama3.2\n');
+      const created = await api(server.url, KEY_A, 'POST', '/agents', { name: 'Local', instruction: 'Answer in one line.', model: 'llama3.2' });
+      const run = await api(server.url, KEY_A, 'POST', `/agents/${created.body.data.agent_id}/run`, { input: 'Hi there' });
+      // The fake counts words plus one per message: (1+4) + (1+2) = 8 in; 'Reply to: Hi there' is 4 out.
+      expect(run).toStrictEqual({
+        status: 200,
+        body: { success: true, data: { output: 'Reply to: Hi there', session_id: run.body.data.session_id, metadata: { model: 'llama3.2', tool_used: null, tokens: { prompt: 8, completion: 4, total: 12 } } }, status: 200 },
+      });
+      expect(fake.requests.map((r) => [r.api, r.model, r.messages])).toStrictEqual([
+        ['chat', 'llama3.2', [{ role: 'system', content: 'Answer in one line.' }, { role: 'user', content: 'Hi there' }]],
+      ]);
+    } finally {
+      await fake.close();
+    }
+  });
+
+  test('SIGTERM stops it cleanly with exit code 0', async () => {
+    const server = await start({ AGENTHOST_API_KEYS: `alpha:${KEY_A}` });
+    server.child.kill('SIGTERM');
+    expect(await server.exited).toBe(0);
+    expect(server.stdout()).toContain('agenthost: SIGTERM received, finishing in-flight requests\n');
+    await expect(fetch(`${server.url}/agents`)).rejects.toThrow();
+  });
+
+  test('a bad setting exits 2 with a clear message and without echoing a key', async () => {
+    const r = run({ PORT: 'eighty', AGENTHOST_API_KEYS: 'alpha:tooshort' });
+    expect(await r.exited).toBe(2);
+    expect(r.stderr()).toBe(
+      'agenthost: invalid configuration:\n  - PORT: must be a number\n  - AGENTHOST_API_KEYS: entry 1 (account "alpha"): the key must be at least 16 characters\nRun with --help for the list of settings.\n',
+    );
+    expect(r.stdout()).toBe('');
+  });
+
+  test('--help lists the settings', async () => {
+    const r = run({}, ['--help']);
+    expect(await r.exited).toBe(0);
+    for (const name of ['PORT', 'HOST', 'AGENTHOST_API_KEYS', 'AGENTHOST_BODY_LIMIT', 'OPENAI_API_KEY', 'OPENAI_BASE_URL', 'OPENAI_API', 'OPENAI_MODELS']) expect(r.stdout()).toContain(`  ${name} `);
+  });
+});
