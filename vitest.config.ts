@@ -18,5 +18,7 @@ export default defineConfig({
     include: ['packages/*/src/**/*.test.ts', 'examples/*/src/**/*.test.ts'],
     testTimeout: 30_000,
     hookTimeout: 30_000,
+    // CI reads a machine-readable copy of the results to print one summary line per Node version.
+    reporters: process.env.VITEST_JSON_REPORT ? ['default', ['json', { outputFile: process.env.VITEST_JSON_REPORT }]] : ['default'],
   },
 });
