@@ -1,0 +1,227 @@
+// Node 20 vs Node 24: throughput and tail latency of the standalone agenthost server.
+//
+// For each Node version this script starts examples/server/dist/main.js on a free loopback
+// port (offline "echo" model, in-memory store), creates one agent, and load-tests three routes
+// with autocannon (10 connections, a short warm-up, then BENCH_SECONDS of measurement):
+//
+//   get     GET  /api/v1/agents/:id
+//   create  POST /api/v1/agents
+//   run     POST /api/v1/agents/:id/run   (no session_id: a new conversation each time)
+//
+// It then prints requests/s and p99 latency per version and the ratio node24/node20.
+// Only the server changes Node version; the load generator always runs in this process.
+// Results are informational: nothing is asserted, and the exit code is non-zero only if a
+// server or the benchmark itself could not be started.
+//
+// Run after `pnpm build`, with Node 20 as `node` (Node 24 is fetched with `npx -y node@24`):
+//
+//   node bench/node-versions.mjs              # or: pnpm bench:node
+//   BENCH_SECONDS=10 node bench/node-versions.mjs
+
+import { execFileSync, spawn } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import autocannon from 'autocannon';
+
+const SERVER = fileURLToPath(new URL('../examples/server/dist/main.js', import.meta.url));
+const API_KEY = 'bench-key-0123456789abcdef';
+const CONNECTIONS = 10;
+const SECONDS = parseSeconds(process.env.BENCH_SECONDS, 5);
+const WARMUP_SECONDS = Math.min(2, SECONDS);
+const START_TIMEOUT_MS = 15_000;
+const STOP_TIMEOUT_MS = 15_000;
+
+const SCENARIOS = [
+  { name: 'get', label: 'GET /agents/:id', request: (agentId) => ({ method: 'GET', path: `/agents/${agentId}` }) },
+  {
+    name: 'create',
+    label: 'POST /agents',
+    request: () => ({ method: 'POST', path: '/agents', body: { name: 'bench agent', instruction: 'Answer briefly.', model: 'echo' } }),
+  },
+  { name: 'run', label: 'POST /agents/:id/run', request: (agentId) => ({ method: 'POST', path: `/agents/${agentId}/run`, body: { input: 'hello there' } }) },
+];
+
+class StartError extends Error {}
+
+function parseSeconds(value, fallback) {
+  if (value === undefined || value.trim() === '') return fallback;
+  const n = Number(value);
+  if (!Number.isFinite(n) || n <= 0) {
+    console.error(`BENCH_SECONDS must be a positive number of seconds, got ${JSON.stringify(value)}`);
+    process.exit(2);
+  }
+  return n;
+}
+
+function resolveNode24() {
+  const npx = process.platform === 'win32' ? 'npx.cmd' : 'npx';
+  let out;
+  try {
+    out = execFileSync(npx, ['-y', 'node@24', '-p', 'process.execPath'], {
+      encoding: 'utf8',
+      stdio: ['ignore', 'pipe', 'pipe'],
+      shell: process.platform === 'win32',
+      timeout: 300_000,
+    });
+  } catch (error) {
+    throw new StartError(`could not get Node 24 with "npx -y node@24": ${error.stderr?.toString().trim() || error.message}`);
+  }
+  const bin = out.trim().split(/\r?\n/).at(-1)?.trim();
+  if (!bin || !existsSync(bin)) throw new StartError(`"npx -y node@24 -p process.execPath" printed no usable path: ${JSON.stringify(out)}`);
+  return bin;
+}
+
+function nodeVersion(bin) {
+  return execFileSync(bin, ['-p', 'process.version'], { encoding: 'utf8' }).trim();
+}
+
+/** Starts the server with `bin`; resolves with the child process and its base URL. */
+function startServer(bin) {
+  const env = { ...process.env, PORT: '0', HOST: '127.0.0.1', AGENTHOST_API_KEYS: `bench:${API_KEY}` };
+  for (const name of ['OPENAI_API_KEY', 'OPENAI_BASE_URL', 'OPENAI_API', 'OPENAI_MODELS', 'NODE_OPTIONS']) delete env[name];
+  const child = spawn(bin, [SERVER], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+  let stdout = '';
+  let stderr = '';
+  return new Promise((resolve, reject) => {
+    const fail = (why) => {
+      clearTimeout(timer);
+      child.kill('SIGKILL');
+      reject(new StartError(`${why}${stderr.trim() ? `\n${stderr.trim()}` : ''}`));
+    };
+    const timer = setTimeout(() => fail(`server did not report it was listening within ${START_TIMEOUT_MS / 1000} s`), START_TIMEOUT_MS);
+    child.stderr.setEncoding('utf8').on('data', (chunk) => {
+      stderr += chunk;
+    });
+    child.stdout.setEncoding('utf8').on('data', function onData(chunk) {
+      stdout += chunk;
+      const match = /agenthost listening on (http:\/\/\S+)/.exec(stdout);
+      if (!match) return;
+      clearTimeout(timer);
+      child.stdout.off('data', onData);
+      child.stdout.resume(); // keep draining later output
+      child.off('exit', onEarlyExit);
+      child.off('error', onError);
+      resolve({ child, url: match[1], exited: new Promise((done) => child.once('exit', (code, signal) => done({ code, signal }))) });
+    });
+    function onEarlyExit(code, signal) {
+      fail(`server exited before listening (code ${code}, signal ${signal})`);
+    }
+    function onError(error) {
+      fail(`could not run ${bin}: ${error.message}`);
+    }
+    child.once('exit', onEarlyExit);
+    child.once('error', onError);
+  });
+}
+
+async function stopServer({ child, exited }) {
+  if (child.exitCode !== null || child.signalCode !== null) return;
+  child.kill('SIGTERM');
+  const timeout = new Promise((resolve) => setTimeout(resolve, STOP_TIMEOUT_MS, 'timeout').unref());
+  if ((await Promise.race([exited, timeout])) === 'timeout') {
+    console.error(`server pid ${child.pid} still running ${STOP_TIMEOUT_MS / 1000} s after SIGTERM; sending SIGKILL`);
+    child.kill('SIGKILL');
+    await exited;
+  }
+}
+
+async function createAgent(url) {
+  let response;
+  try {
+    response = await fetch(`${url}/agents`, {
+      method: 'POST',
+      headers: { 'x-api-key': API_KEY, 'content-type': 'application/json' },
+      body: JSON.stringify({ name: 'bench agent', instruction: 'Answer briefly.', model: 'echo' }),
+    });
+  } catch (error) {
+    throw new StartError(`could not create the benchmark agent: ${error.message}`);
+  }
+  const body = await response.json().catch(() => undefined);
+  const agentId = body?.data?.agent_id;
+  if (!response.ok || typeof agentId !== 'string') throw new StartError(`could not create the benchmark agent: HTTP ${response.status} ${JSON.stringify(body)}`);
+  return agentId;
+}
+
+function load(url, { method, path, body }, seconds) {
+  return autocannon({
+    url: `${url}${path}`,
+    method,
+    headers: { 'x-api-key': API_KEY, ...(body && { 'content-type': 'application/json' }) },
+    ...(body && { body: JSON.stringify(body) }),
+    connections: CONNECTIONS,
+    duration: seconds,
+  });
+}
+
+async function measure(label, bin) {
+  const server = await startServer(bin);
+  const results = {};
+  try {
+    const agentId = await createAgent(server.url);
+    for (const scenario of SCENARIOS) {
+      const request = scenario.request(agentId);
+      await load(server.url, request, WARMUP_SECONDS);
+      const r = await load(server.url, request, SECONDS);
+      results[scenario.name] = { rps: r.requests.average, p99: r.latency.p99, ok: r['2xx'], non2xx: r.non2xx, errors: r.errors, timeouts: r.timeouts };
+      console.error(
+        `  ${label} ${scenario.label}: ${fmt(r.requests.average, 0)} req/s, p99 ${fmt(r.latency.p99, 0)} ms` +
+          (r.non2xx || r.errors || r.timeouts ? ` (non-2xx ${r.non2xx}, errors ${r.errors}, timeouts ${r.timeouts})` : ''),
+      );
+    }
+  } finally {
+    await stopServer(server);
+  }
+  return results;
+}
+
+function fmt(n, digits) {
+  return Number.isFinite(n) ? n.toFixed(digits) : 'n/a';
+}
+
+function table(rows) {
+  const widths = rows[0].map((_, i) => Math.max(...rows.map((row) => row[i].length)));
+  const line = (row) => `| ${row.map((cell, i) => (i === 0 ? cell.padEnd(widths[i]) : cell.padStart(widths[i]))).join(' | ')} |`;
+  const rule = `|${widths.map((w, i) => (i === 0 ? `${'-'.repeat(w + 1)}-` : `${'-'.repeat(w + 1)}:`)).join('|')}|`;
+  return [line(rows[0]), rule, ...rows.slice(1).map(line)].join('\n');
+}
+
+async function main() {
+  if (!existsSync(SERVER)) throw new StartError(`${SERVER} not found; run "pnpm build" first`);
+  const node20 = process.execPath;
+  const v20 = process.version;
+  if (!v20.startsWith('v20.')) console.error(`warning: this script runs on ${v20}; the "Node 20" column measures that version`);
+  const node24 = resolveNode24();
+  const v24 = nodeVersion(node24);
+  if (!v24.startsWith('v24.')) console.error(`warning: npx node@24 gave ${v24}`);
+
+  console.error(`measuring ${CONNECTIONS} connections, ${WARMUP_SECONDS} s warm-up + ${SECONDS} s per scenario`);
+  console.error(`Node 20 column: ${v20}`);
+  const r20 = await measure('node20', node20);
+  console.error(`Node 24 column: ${v24}`);
+  const r24 = await measure('node24', node24);
+
+  const rows = [['scenario', `node20 req/s`, `node24 req/s`, 'ratio 24/20', 'node20 p99 ms', 'node24 p99 ms']];
+  const problems = [];
+  for (const { name, label } of SCENARIOS) {
+    const a = r20[name];
+    const b = r24[name];
+    rows.push([label, fmt(a.rps, 0), fmt(b.rps, 0), fmt(b.rps / a.rps, 2), fmt(a.p99, 0), fmt(b.p99, 0)]);
+    for (const [v, r] of [[v20, a], [v24, b]]) {
+      if (r.non2xx || r.errors || r.timeouts) problems.push(`${label} on ${v}: ${r.non2xx} non-2xx, ${r.errors} errors, ${r.timeouts} timeouts`);
+    }
+  }
+
+  console.log(`\nagenthost standalone server, ${v20} vs ${v24}: ${CONNECTIONS} connections, ${SECONDS} s per scenario (after ${WARMUP_SECONDS} s warm-up), loopback\n`);
+  console.log(table(rows));
+  console.log('');
+  for (const { name } of SCENARIOS) console.log(`ratio node24/node20 ${name}: ${fmt(r24[name].rps / r20[name].rps, 2)}`);
+  if (problems.length) {
+    console.log('\nwarning: some requests did not succeed, so those numbers are not comparable:');
+    for (const p of problems) console.log(`  ${p}`);
+  }
+}
+
+main().catch((error) => {
+  console.error(error instanceof StartError ? `bench: ${error.message}` : error);
+  process.exitCode = 1;
+});
