@@ -6,6 +6,8 @@ export const STATUS_BY_CODE: Readonly<Record<ErrorCode, number>> = Object.freeze
   invalid_input: 400,
   unauthenticated: 401,
   not_found: 404,
+  conflict: 409,
+  storage_unavailable: 503,
   provider_error: 502,
   provider_timeout: 504,
   internal: 500,

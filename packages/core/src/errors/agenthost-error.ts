@@ -9,6 +9,8 @@ export type ErrorCode =
   | 'invalid_input'
   | 'unauthenticated'
   | 'not_found'
+  | 'conflict'
+  | 'storage_unavailable'
   | 'provider_error'
   | 'provider_timeout'
   | 'internal';
