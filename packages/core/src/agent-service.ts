@@ -1,9 +1,14 @@
 import { generateText, stepCountIs, type ModelMessage } from 'ai';
+import { AgentHostError } from './errors/agenthost-error.js';
+import { ConflictError } from './errors/conflict-error.js';
 import { InvalidInputError } from './errors/invalid-input-error.js';
 import { NotFoundError } from './errors/not-found-error.js';
 import { ProviderError } from './errors/provider-error.js';
+import { StorageUnavailableError } from './errors/storage-unavailable-error.js';
+import { inProcessLocks } from './locks/in-process-locks.js';
 import { randomId, type IdGenerator } from './ids.js';
 import type { AgentStore, SessionRef } from './ports/agent-store.js';
+import type { Lease, LockProvider } from './ports/lock-provider.js';
 import type { ChatModel, ModelProvider } from './ports/model-provider.js';
 import type { ToolProvider } from './ports/tool-provider.js';
 import type { AgentRecord, RunResult, SessionMessage } from './records.js';
@@ -31,6 +36,13 @@ export interface AgentServiceOptions {
   maxRetries?: number;
   /** How many model steps a run with a tool may take (default 5). */
   maxToolSteps?: number;
+  /**
+   * Serialises runs of one session. The default works within one process; servers that share a
+   * store must share a lock provider too (see `@agenthost/storage`).
+   */
+  locks?: LockProvider;
+  /** How long a run waits for an earlier run of the same session before a `ConflictError`, in ms (default 30 000). */
+  runWaitMs?: number;
 }
 
 /** Options of one run. */
@@ -44,6 +56,9 @@ function positiveInteger(name: string, value: number | undefined, fallback: numb
   if (!Number.isSafeInteger(v) || v < 1) throw new TypeError(`AgentService: ${name} must be a positive integer, got ${value}`);
   return v;
 }
+
+/** Longest id a caller can name: ids the service makes are far shorter. */
+const MAX_ID_LENGTH = 128;
 
 function requireAccount(accountId: string): void {
   if (typeof accountId !== 'string' || accountId.length === 0) throw new TypeError('AgentService: accountId must be a non-empty string');
@@ -68,6 +83,8 @@ export class AgentService {
   readonly #providerTimeoutMs: number;
   readonly #maxRetries: number;
   readonly #maxToolSteps: number;
+  readonly #locks: LockProvider;
+  readonly #runWaitMs: number;
 
   constructor(options: AgentServiceOptions) {
     if (!options?.store) throw new TypeError('AgentService: options.store is required');
@@ -84,6 +101,8 @@ export class AgentService {
     this.#maxRetries = options.maxRetries ?? 2;
     if (!Number.isSafeInteger(this.#maxRetries) || this.#maxRetries < 0) throw new TypeError('AgentService: maxRetries must be a non-negative integer');
     this.#maxToolSteps = positiveInteger('maxToolSteps', options.maxToolSteps, 5);
+    this.#locks = options.locks ?? inProcessLocks();
+    this.#runWaitMs = positiveInteger('runWaitMs', options.runWaitMs, 30_000);
   }
 
   /** The model names agents may use. */
@@ -142,7 +161,8 @@ export class AgentService {
    */
   async getAgent(accountId: string, agentId: string): Promise<AgentRecord> {
     requireAccount(accountId);
-    const agent = typeof agentId === 'string' && agentId ? await this.#store.getAgent(accountId, agentId) : undefined;
+    // Ids this service makes are short; anything long cannot name an agent, so the store is spared it.
+    const agent = typeof agentId === 'string' && agentId.length > 0 && agentId.length <= MAX_ID_LENGTH ? await this.#store.getAgent(accountId, agentId) : undefined;
     if (!agent) throw new NotFoundError({ message: 'Agent not found' });
     return agent;
   }
@@ -152,42 +172,84 @@ export class AgentService {
    * session's earlier turns in order, then the input. The input and the reply are stored together,
    * and only when the model call succeeded.
    *
+   * Runs of one session (a given `session_id`) take turns: a run waits for the one before it, up to
+   * `runWaitMs`, so each sees the turns before it and no turn is lost.
+   *
    * @throws NotFoundError for an unknown agent; InvalidInputError for bad input;
-   *   ProviderError when the provider fails (`provider_error`) or times out (`provider_timeout`).
+   *   ConflictError when an earlier run of the session holds it past `runWaitMs`;
+   *   ProviderError when the provider fails (`provider_error`) or times out (`provider_timeout`);
+   *   StorageUnavailableError when the store or the lock service fails.
    */
   async runAgent(accountId: string, agentId: string, input: RunAgentInput, options: RunOptions = {}): Promise<RunResult> {
     const agent = await this.getAgent(accountId, agentId);
     const run = parseInput(runAgentInputSchema, input);
     const model = this.#resolveModel(agent);
     const session: SessionRef = { accountId, agentId, sessionId: run.session_id ?? this.#generateId('session') };
+    // A session id the server just made is known to nobody else, so only given ids need the lock.
+    const lease = run.session_id ? await this.#lockSession(session, options.signal) : undefined;
+    try {
+      return await this.#run(agent, model, session, run.input, Boolean(run.session_id), lease, options.signal);
+    } finally {
+      await lease?.release().catch(() => {
+        // The lease expires by itself; a failed release only delays the next run of this session.
+      });
+    }
+  }
+
+  async #lockSession(session: SessionRef, signal: AbortSignal | undefined): Promise<Lease> {
+    try {
+      return await this.#locks.acquire(`run:${JSON.stringify([session.accountId, session.agentId, session.sessionId])}`, {
+        waitMs: this.#runWaitMs,
+        ...(signal && { signal }),
+      });
+    } catch (error) {
+      if (signal?.aborted) throw signal.reason ?? error;
+      if (AgentHostError.isInstance(error) && error.code === 'conflict') {
+        throw new ConflictError({ message: 'Another run of this session is still in progress; retry when it has finished', cause: error });
+      }
+      throw error;
+    }
+  }
+
+  async #run(
+    agent: AgentRecord,
+    model: ChatModel,
+    session: SessionRef,
+    input: string,
+    continues: boolean,
+    lease: Lease | undefined,
+    signal: AbortSignal | undefined,
+  ): Promise<RunResult> {
     const startedAt = this.#now().toISOString();
-    const history = run.session_id ? await this.#store.readMessages(session, { last: this.#historyLimit }) : [];
+    const history = continues ? await this.#store.readMessages(session, { last: this.#historyLimit }) : [];
     const tools = agent.config.tool === null ? undefined : this.#tools.tools(agent.config.tool);
 
     const timeout = AbortSignal.timeout(this.#providerTimeoutMs);
-    const abortSignal = options.signal ? AbortSignal.any([options.signal, timeout]) : timeout;
+    const abortSignal = AbortSignal.any([timeout, ...(signal ? [signal] : []), ...(lease ? [lease.signal] : [])]);
     let result: Awaited<ReturnType<typeof generateText>>;
     try {
       result = await generateText({
         model,
         system: agent.config.instruction,
-        messages: [...history.map(toModelMessage), { role: 'user', content: run.input }],
+        messages: [...history.map(toModelMessage), { role: 'user', content: input }],
         ...(tools && { tools, stopWhen: stepCountIs(this.#maxToolSteps) }),
         maxRetries: this.#maxRetries,
         abortSignal,
       });
     } catch (error) {
-      if (options.signal?.aborted) throw options.signal.reason ?? error;
+      if (signal?.aborted) throw signal.reason ?? error;
+      if (lease?.signal.aborted) throw new StorageUnavailableError({ message: 'Lost the session lock during the run; nothing was stored', cause: error });
       throw new ProviderError({ timeout: timeout.aborted, cause: error });
     }
-    options.signal?.throwIfAborted();
+    signal?.throwIfAborted();
+    if (lease?.signal.aborted) throw new StorageUnavailableError({ message: 'Lost the session lock during the run; nothing was stored' });
 
     const output = result.text;
     const calledTool = result.steps.some((step) => step.toolCalls.length > 0);
     const prompt = result.totalUsage.inputTokens ?? 0;
     const completion = result.totalUsage.outputTokens ?? 0;
     await this.#store.appendMessages(session, [
-      { role: 'user', content: run.input, created_at: startedAt },
+      { role: 'user', content: input, created_at: startedAt },
       { role: 'assistant', content: output, created_at: this.#now().toISOString() },
     ]);
     return {
