@@ -11,6 +11,11 @@ export interface TestApi {
 export interface StorageContractOptions {
   /** Cases this backend opts out of, each with the reason (shown in the test name). */
   skip?: Record<string, string>;
+  /**
+   * True when two stores made with the same `scope` share their data and their locks, as two
+   * servers on one Redis or Postgres do. Adds cases that spread concurrent writes over both.
+   */
+  sharesData?: boolean;
   /** Timeout per case in ms (default 30 000). */
   timeout?: number;
 }
@@ -37,9 +42,9 @@ function turn(i: number): SessionMessage[] {
 
 /**
  * Registers the storage contract: the same cases for every backend, including concurrent ones. A
- * backend passes when all of them pass; `makeStore` is called once per case and should return a
- * store that shares nothing with other cases (for example under a fresh key prefix); the suite calls
- * `close()` after each case.
+ * backend passes when all of them pass. `makeStore(scope)` is called at least once per case; stores
+ * of different scopes should share nothing (for example a key prefix per scope), and with
+ * `sharesData` two stores of one scope must share data and locks. The suite closes every store.
  *
  * @example
  * import { describe, test } from 'vitest';
@@ -47,11 +52,11 @@ function turn(i: number): SessionMessage[] {
  */
 export function storageContractTests(
   api: TestApi,
-  makeStore: () => AgentStore | Promise<AgentStore>,
+  makeStore: (scope: string) => AgentStore | Promise<AgentStore>,
   options: StorageContractOptions = {},
 ): void {
   const timeout = options.timeout ?? 30_000;
-  const cases: Record<string, (store: AgentStore) => Promise<void>> = {
+  const cases: Record<string, (store: AgentStore, peer: () => Promise<AgentStore>) => Promise<void>> = {
     'an agent reads back as it was stored': async (store) => {
       const account = unique('acct');
       const record = agent(unique('agt'), 'Support ✨ «agent» 日本語 🚀');
@@ -159,6 +164,27 @@ export function storageContractTests(
     },
   };
 
+  if (options.sharesData) {
+    cases['two stores on the same data: concurrent creates across both all land'] = async (store, peer) => {
+      const other = await peer();
+      const account = unique('acct');
+      const ids = Array.from({ length: 100 }, () => unique('agt'));
+      await Promise.all(ids.map((id, i) => (i % 2 ? other : store).createAgent(account, agent(id))));
+      for (const s of [store, other]) assert.deepStrictEqual((await s.listAgents(account)).map((a) => a.agent_id).sort(), [...ids].sort());
+    };
+    cases['two stores on the same data: concurrent appends across both keep every turn whole'] = async (store, peer) => {
+      const other = await peer();
+      const ref: SessionRef = { accountId: unique('acct'), agentId: unique('agt'), sessionId: unique('ses') };
+      await Promise.all(Array.from({ length: 50 }, (_, i) => (i % 2 ? other : store).appendMessages(ref, turn(i))));
+      const history = await other.readMessages(ref);
+      assert.equal(history.length, 100);
+      for (let j = 0; j < history.length; j += 2) {
+        const i = Number(history[j]!.content.replace('question ', ''));
+        assert.deepStrictEqual(history.slice(j, j + 2), turn(i), `turn at ${j} is not whole`);
+      }
+    };
+  }
+
   api.describe('agenthost storage contract', () => {
     for (const [name, run] of Object.entries(cases)) {
       const reason = options.skip?.[name];
@@ -169,11 +195,17 @@ export function storageContractTests(
       api.test(
         name,
         async () => {
-          const store = await makeStore();
+          const scope = unique('scope');
+          const opened: AgentStore[] = [await makeStore(scope)];
+          const peer = async () => {
+            const s = await makeStore(scope);
+            opened.push(s);
+            return s;
+          };
           try {
-            await run(store);
+            await run(opened[0]!, peer);
           } finally {
-            await store.close?.();
+            for (const s of opened) await s.close?.();
           }
         },
         timeout,

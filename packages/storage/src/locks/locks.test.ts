@@ -1,0 +1,84 @@
+import { inProcessLocks } from '@agenthost/core';
+import { createClient } from '@keyv/redis';
+import pg from 'pg';
+import { afterAll, describe, expect, test } from 'vitest';
+import { lockContractTests } from '../test.js';
+import { DATABASE_URL, REDIS_URL, clearRedis, runNamespace } from '../test-services.js';
+import { postgresLocks } from './postgres-locks.js';
+import { redisLocks } from './redis-locks.js';
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+async function redisClient() {
+  const client = createClient({ url: REDIS_URL });
+  await client.connect();
+  return client;
+}
+
+describe('inProcessLocks', () => {
+  lockContractTests({ describe, test }, () => inProcessLocks());
+});
+
+describe('redisLocks', () => {
+  const prefix = `${runNamespace('locks')}:`;
+  const clients: Awaited<ReturnType<typeof redisClient>>[] = [];
+  afterAll(async () => {
+    for (const c of clients) c.destroy();
+    await clearRedis(prefix);
+  });
+  const make = async (leaseMs?: number) => {
+    const client = await redisClient();
+    clients.push(client);
+    return { client, locks: redisLocks(client, { prefix, ...(leaseMs && { leaseMs }) }) };
+  };
+
+  lockContractTests({ describe, test }, async () => (await make()).locks, { shared: true });
+
+  test('a held lease is renewed past its length, and others keep waiting', async () => {
+    const [{ locks: a }, { locks: b }] = [await make(300), await make(300)];
+    const lease = await a.acquire('renewed', { waitMs: 1000 });
+    await sleep(1200);
+    await expect(b.acquire('renewed', { waitMs: 100 })).rejects.toMatchObject({ code: 'conflict' });
+    expect(lease.signal.aborted).toBe(false);
+    await lease.release();
+    await (await b.acquire('renewed', { waitMs: 500 })).release();
+  });
+
+  test('a lease taken over behind its back aborts its signal', async () => {
+    const { client, locks } = await make(300);
+    const lease = await locks.acquire('stolen', { waitMs: 1000 });
+    const keys: string[] = [];
+    for await (const batch of client.scanIterator({ MATCH: `${prefix}*`, COUNT: 1000 })) keys.push(...batch);
+    await client.set(keys[0]!, 'someone else');
+    await sleep(400);
+    expect(lease.signal.aborted).toBe(true);
+    expect(lease.signal.reason).toMatchObject({ code: 'storage_unavailable' });
+    await lease.release();
+    expect(await client.get(keys[0]!)).toBe('someone else');
+  });
+});
+
+describe('postgresLocks', () => {
+  const connect = async () => {
+    const client = new pg.Client({ connectionString: DATABASE_URL });
+    await client.connect();
+    return client;
+  };
+  lockContractTests({ describe, test }, () => postgresLocks(connect), { shared: true });
+
+  test('a lost connection aborts the leases held on it and frees the lock', async () => {
+    let lockClient: pg.Client | undefined;
+    const a = postgresLocks(async () => (lockClient = await connect()));
+    const b = postgresLocks(connect);
+    const lease = await a.acquire('connection-loss', { waitMs: 1000 });
+    const admin = await connect();
+    await admin.query('SELECT pg_terminate_backend($1)', [(lockClient as unknown as { processID: number }).processID]);
+    await admin.end();
+    for (let i = 0; i < 50 && !lease.signal.aborted; i++) await sleep(20);
+    expect(lease.signal.aborted).toBe(true);
+    await (await b.acquire('connection-loss', { waitMs: 2000 })).release();
+    await lease.release();
+    await (await a.acquire('connection-loss', { waitMs: 2000 })).release();
+    await Promise.all([a.close?.(), b.close?.()]);
+  });
+});

@@ -1,0 +1,86 @@
+import { createHash, randomBytes } from 'node:crypto';
+import { ConflictError, StorageUnavailableError, type AcquireOptions, type Lease, type LockProvider } from '@agenthost/core';
+
+/** The Redis commands the locks use; a node-redis v4/v5 client (`createClient()`) fits. */
+export interface RedisLockClient {
+  set(key: string, value: string, options: { NX: true; PX: number }): Promise<string | null | unknown>;
+  eval(script: string, options: { keys: string[]; arguments: string[] }): Promise<unknown>;
+}
+
+/** Options of {@link redisLocks}. */
+export interface RedisLocksOptions {
+  /** Lease length in ms; a held lease is renewed every third of it (default 15 000). */
+  leaseMs?: number;
+  /** Pause between attempts while waiting, in ms; jittered (default 25). */
+  pollMs?: number;
+  /** Prefix of the lock keys (default `agenthost:lock:`). */
+  prefix?: string;
+}
+
+const RELEASE = `if redis.call('get', KEYS[1]) == ARGV[1] then return redis.call('del', KEYS[1]) else return 0 end`;
+const RENEW = `if redis.call('get', KEYS[1]) == ARGV[1] then return redis.call('pexpire', KEYS[1], ARGV[2]) else return 0 end`;
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/**
+ * Locks shared by every process on one Redis: `SET key token NX PX lease`, released only by the
+ * holder of the token (a Lua compare-and-delete), renewed while held. A renewal that finds the token
+ * gone, or that cannot reach Redis until the lease has run out, aborts `Lease.signal`.
+ */
+export function redisLocks(client: RedisLockClient, options: RedisLocksOptions = {}): LockProvider {
+  const leaseMs = options.leaseMs ?? 15_000;
+  const pollMs = options.pollMs ?? 25;
+  const prefix = options.prefix ?? 'agenthost:lock:';
+
+  async function tryTake(key: string, token: string): Promise<boolean> {
+    try {
+      return (await client.set(key, token, { NX: true, PX: leaseMs })) === 'OK';
+    } catch (error) {
+      throw new StorageUnavailableError({ message: 'The lock service is unavailable; retry later', cause: error });
+    }
+  }
+
+  function hold(key: string, token: string): Lease {
+    const lost = new AbortController();
+    let confirmedUntil = Date.now() + leaseMs;
+    let released = false;
+    const renew = setInterval(async () => {
+      try {
+        const ok = await client.eval(RENEW, { keys: [key], arguments: [token, String(leaseMs)] });
+        if (Number(ok) === 1) confirmedUntil = Date.now() + leaseMs;
+        else lose(new Error('the lock was taken over after its lease ran out'));
+      } catch (error) {
+        if (Date.now() >= confirmedUntil) lose(error);
+      }
+    }, Math.max(10, Math.floor(leaseMs / 3)));
+    renew.unref();
+    const lose = (reason: unknown) => {
+      clearInterval(renew);
+      if (!released) lost.abort(new StorageUnavailableError({ message: 'Lost a lock', cause: reason }));
+    };
+    return {
+      signal: lost.signal,
+      release: async () => {
+        if (released) return;
+        released = true;
+        clearInterval(renew);
+        await client.eval(RELEASE, { keys: [key], arguments: [token] });
+      },
+    };
+  }
+
+  return {
+    async acquire(name: string, { waitMs, signal }: AcquireOptions): Promise<Lease> {
+      const key = prefix + createHash('sha256').update(name).digest('base64url');
+      const token = randomBytes(16).toString('hex');
+      const deadline = Date.now() + waitMs;
+      for (;;) {
+        signal?.throwIfAborted();
+        if (await tryTake(key, token)) return hold(key, token);
+        const left = deadline - Date.now();
+        if (left <= 0) throw new ConflictError({ message: `Gave up waiting ${waitMs} ms for a lock` });
+        await sleep(Math.min(left, pollMs / 2 + Math.random() * pollMs));
+      }
+    },
+  };
+}

@@ -1,0 +1,178 @@
+import { mkdir } from 'node:fs/promises';
+import { dirname } from 'node:path';
+import { inProcessLocks, type AgentStore, type LockProvider } from '@agenthost/core';
+import { KeyvStore } from './keyv-store.js';
+import { postgresLocks } from './locks/postgres-locks.js';
+import { redisLocks, type RedisLockClient } from './locks/redis-locks.js';
+import { MemoryStore } from './memory-store.js';
+
+/** What {@link openStore} opened. */
+export interface OpenedStore {
+  /** `memory`, `sqlite`, `redis` or `postgres`. */
+  kind: 'memory' | 'sqlite' | 'redis' | 'postgres';
+  /** The location without any password, for logs and banners. */
+  description: string;
+  store: AgentStore;
+  /**
+   * Locks that reach every process sharing this store: Redis and Postgres locks for those stores,
+   * in-process locks for memory and SQLite (which are for a single process). Pass them to
+   * `AgentService` so runs of one session take turns across servers.
+   */
+  locks: LockProvider;
+  /** Closes the store and its connections. */
+  close(): Promise<void>;
+}
+
+/** Options of {@link openStore}. */
+export interface OpenStoreOptions {
+  /** Prefix of every key (default `agenthost`). */
+  namespace?: string;
+  /** Bound on opening a connection, in ms (default 2 000). */
+  connectTimeoutMs?: number;
+  /** Bound on one command or query, in ms (default 5 000). */
+  commandTimeoutMs?: number;
+  /** Lease of a Redis lock, in ms; renewed while held (default 15 000). */
+  lockLeaseMs?: number;
+  /** Receives connection errors that happen between requests (default: ignored; requests see them as 503s). */
+  onError?: (error: unknown) => void;
+  /** Turns off cross-process locking: in-process locks only. Loses writes when servers share a store; for tests and demos. */
+  unsafeInProcessLocksOnly?: boolean;
+}
+
+/** Supported store locations, for messages. */
+export const STORE_URL_FORMS = 'memory, sqlite://<path>, redis://[user:password@]host[:port][/db], rediss://..., postgres://[user[:password]@]host[:port]/database';
+
+function redact(url: URL): string {
+  if (url.password) url.password = '***';
+  return url.toString();
+}
+
+async function importOptional<T>(name: string, scheme: string, load: () => Promise<T>): Promise<T> {
+  try {
+    return await load();
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException)?.code === 'ERR_MODULE_NOT_FOUND' || (error as NodeJS.ErrnoException)?.code === 'MODULE_NOT_FOUND') {
+      throw new Error(`${scheme} stores need the package ${name}: install it next to @agenthost/storage (npm install ${name})`);
+    }
+    throw error;
+  }
+}
+
+function withTimeout<T>(promise: Promise<T>, ms: number, what: string): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  return Promise.race([
+    promise,
+    new Promise<never>((_, reject) => {
+      timer = setTimeout(() => reject(new Error(`${what} did not answer within ${ms} ms`)), ms);
+    }),
+  ]).finally(() => clearTimeout(timer));
+}
+
+/**
+ * Opens a store from a location string: `memory`, `sqlite://path/to/file.sqlite`, `redis://...`,
+ * `rediss://...`, or `postgres://...`. The Keyv adapter of the scheme (`@keyv/sqlite`, `@keyv/redis`,
+ * `@keyv/postgres` with `pg`) must be installed; only the one used is loaded.
+ *
+ * Connections are bounded (connect and command timeouts, no offline queue), so an outage turns into
+ * `StorageUnavailableError`s within seconds instead of hanging, and they reconnect by themselves.
+ *
+ * @throws Error when the location is malformed, its package is missing, or the store cannot be reached now.
+ */
+export async function openStore(location: string, options: OpenStoreOptions = {}): Promise<OpenedStore> {
+  const namespace = options.namespace ?? 'agenthost';
+  const connectTimeoutMs = options.connectTimeoutMs ?? 2_000;
+  const commandTimeoutMs = options.commandTimeoutMs ?? 5_000;
+  const onError = options.onError ?? (() => {});
+  if (location === 'memory') {
+    return { kind: 'memory', description: 'memory', store: new MemoryStore(), locks: inProcessLocks(), close: async () => {} };
+  }
+  let url: URL;
+  try {
+    url = new URL(location);
+  } catch {
+    throw new Error(`"${location}" is not a store location; use one of: ${STORE_URL_FORMS}`);
+  }
+  const { default: Keyv } = await importOptional('keyv', url.protocol, () => import('keyv'));
+  const shared = (locks: LockProvider) => (options.unsafeInProcessLocksOnly ? inProcessLocks() : locks);
+
+  switch (url.protocol) {
+    case 'sqlite:': {
+      const path = location.slice('sqlite://'.length);
+      if (!path) throw new Error('sqlite:// needs a file path, e.g. sqlite://./.agenthost/agenthost.sqlite');
+      const { default: KeyvSqlite } = await importOptional('@keyv/sqlite', 'sqlite://', () => import('@keyv/sqlite'));
+      await mkdir(dirname(path), { recursive: true });
+      const keyv = new Keyv({ store: new KeyvSqlite({ uri: `sqlite://${path}`, table: 'agenthost_kv', busyTimeout: commandTimeoutMs }), namespace, throwOnErrors: true });
+      keyv.on('error', onError);
+      // One SQLite file serves one process, so in-process locks are the shared ones.
+      const locks = inProcessLocks();
+      const store = new KeyvStore(keyv, { locks });
+      await withTimeout(keyv.get('open-check'), connectTimeoutMs * 5, `SQLite file ${path}`);
+      return { kind: 'sqlite', description: `sqlite://${path}`, store, locks, close: () => store.close() };
+    }
+    case 'redis:':
+    case 'rediss:': {
+      const { default: KeyvRedis, createClient } = await importOptional('@keyv/redis', 'redis://', () => import('@keyv/redis'));
+      const client = createClient({
+        url: location,
+        disableOfflineQueue: true,
+        commandOptions: { timeout: commandTimeoutMs },
+        socket: { connectTimeout: connectTimeoutMs, reconnectStrategy: (retries: number) => Math.min(50 * 2 ** retries, 2_000) },
+      });
+      client.on('error', onError);
+      try {
+        await withTimeout(client.connect(), connectTimeoutMs * 2, `Redis at ${redact(url)}`);
+      } catch (error) {
+        client.destroy();
+        throw new Error(`cannot reach the store at ${redact(url)}: ${(error as Error).message}`, { cause: error });
+      }
+      const adapter = new KeyvRedis(client as never, { throwOnErrors: true, connectionTimeout: connectTimeoutMs });
+      const keyv = new Keyv({ store: adapter, namespace, useKeyPrefix: false, throwOnErrors: true });
+      keyv.on('error', onError);
+      const locks = shared(redisLocks(client as unknown as RedisLockClient, { prefix: `${namespace}:lock:`, ...(options.lockLeaseMs && { leaseMs: options.lockLeaseMs }) }));
+      const store = new KeyvStore(keyv, { locks });
+      return { kind: 'redis', description: redact(url), store, locks, close: () => store.close() };
+    }
+    case 'postgres:':
+    case 'postgresql:': {
+      const { default: pg } = await importOptional('pg', 'postgres://', () => import('pg'));
+      const { KeyvPostgres } = await importOptional('@keyv/postgres', 'postgres://', () => import('@keyv/postgres'));
+      const settings = { connectionString: location, connectionTimeoutMillis: connectTimeoutMs, query_timeout: commandTimeoutMs, keepAlive: true };
+      const pool = new pg.Pool({ ...settings, max: 10 });
+      // Without a listener, an idle connection's error (a database restart) would crash the process.
+      pool.on('error', onError);
+      const table = 'agenthost_kv';
+      try {
+        await pool.query(`CREATE TABLE IF NOT EXISTS ${table}(key VARCHAR(255) PRIMARY KEY, value TEXT)`).catch((error: { code?: string }) => {
+          // Two servers creating the table at once: the loser sees a unique violation; the table exists.
+          if (error?.code !== '23505') throw error;
+        });
+      } catch (error) {
+        await pool.end().catch(() => {});
+        throw new Error(`cannot reach the store at ${redact(url)}: ${(error as Error).message}`, { cause: error });
+      }
+      // @keyv/postgres keeps a module-wide pool without an error listener; this one is ours.
+      class PooledKeyvPostgres extends KeyvPostgres {
+        override async connect() {
+          return async (sql: string, values?: unknown) => (await pool.query(sql, values as unknown[])).rows;
+        }
+        override async disconnect() {
+          await pool.end();
+        }
+      }
+      const keyv = new Keyv({ store: new PooledKeyvPostgres({ uri: location, table }), namespace, throwOnErrors: true });
+      keyv.on('error', onError);
+      const locks = shared(
+        postgresLocks(async () => {
+          const client = new pg.Client(settings);
+          client.on('error', onError);
+          await client.connect();
+          return client;
+        }),
+      );
+      const store = new KeyvStore(keyv, { locks });
+      return { kind: 'postgres', description: redact(url), store, locks, close: () => store.close() };
+    }
+    default:
+      throw new Error(`unsupported store "${url.protocol}//"; use one of: ${STORE_URL_FORMS}`);
+  }
+}

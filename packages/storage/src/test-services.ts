@@ -1,0 +1,31 @@
+// Test support (not shipped): where the test servers are, and cleanup of what tests wrote.
+import { createClient } from '@keyv/redis';
+import pg from 'pg';
+
+export const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
+export const DATABASE_URL = process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
+
+/** A namespace unique to this test run, so parallel runs and leftovers never meet. */
+export const runNamespace = (label: string) => `t-${label}-${process.pid}-${Date.now().toString(36)}`;
+
+/** Deletes every Redis key under `prefix`. */
+export async function clearRedis(prefix: string): Promise<void> {
+  const client = createClient({ url: REDIS_URL });
+  await client.connect();
+  try {
+    for await (const keys of client.scanIterator({ MATCH: `${prefix}*`, COUNT: 1000 })) if (keys.length) await client.del(keys);
+  } finally {
+    client.destroy();
+  }
+}
+
+/** Deletes every row of the store table under `prefix`. */
+export async function clearPostgres(prefix: string): Promise<void> {
+  const client = new pg.Client({ connectionString: DATABASE_URL });
+  await client.connect();
+  try {
+    await client.query(`DELETE FROM agenthost_kv WHERE key LIKE $1`, [`${prefix.replace(/[\\%_]/g, '\\$&')}%`]);
+  } finally {
+    await client.end();
+  }
+}
