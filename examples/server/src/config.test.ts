@@ -12,6 +12,9 @@ describe('loadConfig', () => {
       openaiApi: undefined,
       openaiModels: undefined,
       bodyLimit: '1mb',
+      store: 'sqlite://./.agenthost/agenthost.sqlite',
+      runWaitMs: 30_000,
+      unsafeDisableLocks: false,
     });
   });
 
@@ -26,6 +29,9 @@ describe('loadConfig', () => {
         OPENAI_BASE_URL: 'http://127.0.0.1:11434/v1',
         OPENAI_API: 'chat',
         OPENAI_MODELS: 'llama3.2, qwen2.5 ,',
+        AGENTHOST_STORE: 'redis://127.0.0.1:6379/2',
+        AGENTHOST_RUN_WAIT_MS: '5000',
+        AGENTHOST_UNSAFE_DISABLE_LOCKS: 'false',
         UNRELATED: 'x',
       }),
     ).toStrictEqual({
@@ -40,6 +46,9 @@ describe('loadConfig', () => {
       openaiApi: 'chat',
       openaiModels: ['llama3.2', 'qwen2.5'],
       bodyLimit: '512kb',
+      store: 'redis://127.0.0.1:6379/2',
+      runWaitMs: 5000,
+      unsafeDisableLocks: false,
     });
     expect(loadConfig({ PORT: '', AGENTHOST_API_KEYS: '  ', OPENAI_MODELS: '' })).toMatchObject({ port: 3000, apiKeys: undefined, openaiModels: undefined });
   });
@@ -53,6 +62,9 @@ describe('loadConfig', () => {
         AGENTHOST_BODY_LIMIT: 'lots',
         OPENAI_BASE_URL: 'ftp://example',
         OPENAI_API: 'completions',
+        AGENTHOST_STORE: 'mysql://x',
+        AGENTHOST_RUN_WAIT_MS: '0',
+        AGENTHOST_UNSAFE_DISABLE_LOCKS: 'yes',
       });
     } catch (e) {
       error = e;
@@ -64,6 +76,9 @@ describe('loadConfig', () => {
       'AGENTHOST_API_KEYS: entry 2 is not "account:key"',
       'AGENTHOST_API_KEYS: entry 3: the account must be 1-64 characters of letters, digits, ".", "_" or "-"',
       'AGENTHOST_BODY_LIMIT: must be a size such as 1048576, 512kb or 1mb',
+      'AGENTHOST_STORE: must be "memory" or a sqlite://, redis://, rediss:// or postgres:// location',
+      'AGENTHOST_RUN_WAIT_MS: must be at least 1',
+      'AGENTHOST_UNSAFE_DISABLE_LOCKS: must be "true" or "false"',
       'OPENAI_BASE_URL: must be an http(s) URL, e.g. http://127.0.0.1:11434/v1',
       'OPENAI_API: must be "responses" or "chat"',
     ]);

@@ -17,7 +17,16 @@ export interface ServerConfig {
   openaiApi: 'responses' | 'chat' | undefined;
   openaiModels: string[] | undefined;
   bodyLimit: string;
+  /** `memory`, or a `sqlite://`, `redis://` or `postgres://` location. */
+  store: string;
+  /** How long a run waits for an earlier run of the same session, in ms. */
+  runWaitMs: number;
+  /** Cross-process locks off: loses writes when servers share a store. For tests and demos only. */
+  unsafeDisableLocks: boolean;
 }
+
+/** Where the standalone server keeps its data when `AGENTHOST_STORE` is unset. */
+export const DEFAULT_STORE = 'sqlite://./.agenthost/agenthost.sqlite';
 
 /** A configuration that cannot be used; `problems` has one line per bad setting. */
 export class ConfigError extends Error {
@@ -64,6 +73,15 @@ const envSchema = z.object({
   HOST: optional(z.string()).transform((h) => h ?? '127.0.0.1'),
   AGENTHOST_API_KEYS: optional(apiKeys),
   AGENTHOST_BODY_LIMIT: optional(z.string().regex(/^\d+(b|kb|mb)?$/i, 'must be a size such as 1048576, 512kb or 1mb')).transform((s) => s ?? '1mb'),
+  AGENTHOST_STORE: optional(
+    z.string().refine((s) => s === 'memory' || /^(sqlite|redis|rediss|postgres|postgresql):\/\/./.test(s), {
+      error: 'must be "memory" or a sqlite://, redis://, rediss:// or postgres:// location',
+    }),
+  ).transform((s) => s ?? DEFAULT_STORE),
+  AGENTHOST_RUN_WAIT_MS: optional(z.coerce.number({ error: 'must be a number' }).int('must be a whole number').min(1, 'must be at least 1').max(600_000, 'must be at most 600000')).transform(
+    (n) => n ?? 30_000,
+  ),
+  AGENTHOST_UNSAFE_DISABLE_LOCKS: optional(z.enum(['true', 'false'], { error: 'must be "true" or "false"' })).transform((v) => v === 'true'),
   OPENAI_API_KEY: optional(z.string()),
   OPENAI_BASE_URL: optional(z.url({ protocol: /^https?$/, error: 'must be an http(s) URL, e.g. http://127.0.0.1:11434/v1' })),
   OPENAI_API: optional(z.enum(['responses', 'chat'], { error: 'must be "responses" or "chat"' })),
@@ -89,5 +107,8 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     openaiApi: e.OPENAI_API,
     openaiModels: e.OPENAI_MODELS?.length ? e.OPENAI_MODELS : undefined,
     bodyLimit: e.AGENTHOST_BODY_LIMIT,
+    store: e.AGENTHOST_STORE,
+    runWaitMs: e.AGENTHOST_RUN_WAIT_MS,
+    unsafeDisableLocks: e.AGENTHOST_UNSAFE_DISABLE_LOCKS,
   };
 }

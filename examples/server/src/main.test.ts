@@ -24,7 +24,7 @@ afterEach(() => {
 });
 
 function run(env: Record<string, string>, args: string[] = []) {
-  const child = spawn(process.execPath, [MAIN, ...args], { env: { PATH: process.env.PATH ?? '', PORT: '0', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, [MAIN, ...args], { env: { PATH: process.env.PATH ?? '', PORT: '0', AGENTHOST_STORE: 'memory', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
   children.push(child);
   let out = '';
   let err = '';
@@ -126,6 +126,6 @@ describe('the standalone server', () => {
   test('--help lists the settings', async () => {
     const r = run({}, ['--help']);
     expect(await r.exited).toBe(0);
-    for (const name of ['PORT', 'HOST', 'AGENTHOST_API_KEYS', 'AGENTHOST_BODY_LIMIT', 'OPENAI_API_KEY', 'OPENAI_BASE_URL', 'OPENAI_API', 'OPENAI_MODELS']) expect(r.stdout()).toContain(`  ${name} `);
+    for (const name of ['PORT', 'HOST', 'AGENTHOST_API_KEYS', 'AGENTHOST_BODY_LIMIT', 'AGENTHOST_STORE', 'AGENTHOST_RUN_WAIT_MS', 'OPENAI_API_KEY', 'OPENAI_BASE_URL', 'OPENAI_API', 'OPENAI_MODELS']) expect(r.stdout()).toContain(`  ${name} `);
   });
 });

@@ -12,6 +12,12 @@ Settings come from environment variables:
   AGENTHOST_API_KEYS    comma-separated account:key pairs, keys of 16+ characters
                         (unset: one development key for account "default" is made and printed)
   AGENTHOST_BODY_LIMIT  largest accepted JSON body (default 1mb)
+  AGENTHOST_STORE       where data lives: memory, sqlite://<path>, redis://..., postgres://...
+                        (default sqlite://./.agenthost/agenthost.sqlite)
+  AGENTHOST_RUN_WAIT_MS how long a run waits for an earlier run of its session (default 30000)
+  AGENTHOST_UNSAFE_DISABLE_LOCKS
+                        "true" turns cross-server locks off; loses writes when servers share a
+                        store (for tests and demos only)
   OPENAI_API_KEY        enables the OpenAI models
   OPENAI_BASE_URL       any OpenAI-compatible server (Ollama, vLLM, LM Studio), e.g. http://127.0.0.1:11434/v1
   OPENAI_API            "responses" or "chat" (default: responses for OpenAI, chat with OPENAI_BASE_URL)
@@ -34,13 +40,20 @@ try {
   throw error;
 }
 
-const running = await startServer(config).catch((error: NodeJS.ErrnoException) => {
+const logger = {
+  error(fields: Record<string, unknown>, message: string) {
+    process.stderr.write(`${JSON.stringify({ level: 'error', time: new Date().toISOString(), msg: message, ...fields })}\n`);
+  },
+};
+
+const running = await startServer(config, { logger }).catch((error: NodeJS.ErrnoException) => {
   const why = error.code === 'EADDRINUSE' ? `port ${config.port} on ${config.host} is already in use (set PORT)` : error.message;
   process.stderr.write(`agenthost: cannot start: ${why}\n`);
   process.exit(1);
 });
 
-const lines = [`agenthost listening on ${running.url}`, `  models: ${running.models.join(', ')}`, '  store: memory (agents and conversations last until the server stops)'];
+const lines = [`agenthost listening on ${running.url}`, `  models: ${running.models.join(', ')}`, `  store: ${running.store.description}${storeNote(running.store.kind)}`];
+if (config.unsafeDisableLocks) lines.push('  WARNING: AGENTHOST_UNSAFE_DISABLE_LOCKS=true: servers sharing this store will lose writes');
 if (running.devKey) {
   lines.push(
     `  development API key for account "${running.devKey.account}": ${running.devKey.key}`,
@@ -48,6 +61,12 @@ if (running.devKey) {
   );
 }
 process.stdout.write(`${lines.join('\n')}\n`);
+
+function storeNote(kind: string): string {
+  if (kind === 'memory') return ' (agents and conversations last until the server stops)';
+  if (kind === 'sqlite') return ' (one server per file)';
+  return ' (shared: run as many servers as you like on it)';
+}
 
 let stopping = false;
 for (const signal of ['SIGINT', 'SIGTERM'] as const) {

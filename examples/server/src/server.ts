@@ -1,9 +1,9 @@
 import { randomBytes } from 'node:crypto';
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { AgentService, combineModels, echoModels, openAIModels, type AgentStore, type ModelProvider } from '@agenthost/core';
+import { AgentService, combineModels, echoModels, openAIModels, type ModelProvider } from '@agenthost/core';
 import { createAgentRouter, failure, serialize, staticKeys, type ErrorLogger } from '@agenthost/express';
-import { MemoryStore } from '@agenthost/storage';
+import { openStore, type OpenedStore } from '@agenthost/storage';
 import express from 'express';
 import type { KeyEntry, ServerConfig } from './config.js';
 
@@ -17,6 +17,8 @@ export interface RunningServer {
   devKey: KeyEntry | undefined;
   /** The model names offered. */
   models: readonly string[];
+  /** The store, as opened from `AGENTHOST_STORE`. */
+  store: OpenedStore;
   /** Stops accepting connections, lets in-flight requests finish, closes the store. */
   close(): Promise<void>;
 }
@@ -54,17 +56,25 @@ export function createApp(service: AgentService, keys: KeyEntry[], options: { bo
 }
 
 /** Starts the standalone server and resolves once it is listening. */
-export async function startServer(config: ServerConfig, options: { store?: AgentStore; logger?: ErrorLogger } = {}): Promise<RunningServer> {
-  const store = options.store ?? new MemoryStore();
+export async function startServer(config: ServerConfig, options: { logger?: ErrorLogger } = {}): Promise<RunningServer> {
+  const store = await openStore(config.store, {
+    unsafeInProcessLocksOnly: config.unsafeDisableLocks,
+    ...(options.logger && { onError: (error: unknown) => options.logger!.error({ err: String(error) }, 'Storage connection error') }),
+  });
   const models = modelsFor(config);
-  const service = new AgentService({ store, models });
+  const service = new AgentService({ store: store.store, models, locks: store.locks, runWaitMs: config.runWaitMs });
   const devKey = config.apiKeys ? undefined : { account: 'default', key: `ah_dev_${randomBytes(24).toString('base64url')}` };
   const app = createApp(service, config.apiKeys ?? [devKey!], { bodyLimit: config.bodyLimit, ...(options.logger && { logger: options.logger }) });
   const server = app.listen(config.port, config.host);
-  await new Promise<void>((resolve, reject) => {
-    server.once('listening', resolve);
-    server.once('error', reject);
-  });
+  try {
+    await new Promise<void>((resolve, reject) => {
+      server.once('listening', resolve);
+      server.once('error', reject);
+    });
+  } catch (error) {
+    await store.close().catch(() => {});
+    throw error;
+  }
   const { port } = server.address() as AddressInfo;
   const host = config.host.includes(':') ? `[${config.host}]` : config.host;
   return {
@@ -73,10 +83,11 @@ export async function startServer(config: ServerConfig, options: { store?: Agent
     service,
     devKey,
     models: models.listModels(),
+    store,
     close: () =>
       new Promise<void>((resolve, reject) => {
         server.close((err) => {
-          Promise.resolve(store.close?.()).then(() => (err ? reject(err) : resolve()), reject);
+          store.close().then(() => (err ? reject(err) : resolve()), reject);
         });
         server.closeIdleConnections();
       }),

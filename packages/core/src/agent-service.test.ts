@@ -2,7 +2,7 @@ import { APICallError, type LanguageModelV3CallOptions, type LanguageModelV3Gene
 import { MemoryStore } from '@agenthost/storage';
 import { tool } from 'ai';
 import { MockLanguageModelV3 } from 'ai/test';
-import { beforeEach, describe, expect, test } from 'vitest';
+import { beforeEach, describe, expect, test, vi } from 'vitest';
 import { z } from 'zod';
 import { AgentService, type AgentServiceOptions } from './agent-service.js';
 import { AgentHostError } from './errors/agenthost-error.js';
@@ -313,6 +313,70 @@ describe('runAgent', () => {
       'The agent\'s model "mock" is not offered by this server',
       { model: { message: 'Unsupported model "mock". Supported models: other', path: ['model'] } },
     ]);
+  });
+});
+
+describe('runs of one session take turns', () => {
+  function slowModel(ms: number) {
+    let n = 0;
+    return new MockLanguageModelV3({
+      doGenerate: async (options) => {
+        const i = ++n;
+        await new Promise((resolve) => setTimeout(resolve, ms));
+        const last = options.prompt.at(-1);
+        return reply(`reply ${i} to ${last?.role === 'user' && last.content[0]?.type === 'text' ? last.content[0].text : '?'}`);
+      },
+    });
+  }
+
+  test('a second run waits for the first and sees its turn', async () => {
+    model = slowModel(100);
+    const service = makeService();
+    const { agent_id } = await service.createAgent(ACME, agentInput);
+    const [a, b] = await Promise.all([
+      service.runAgent(ACME, agent_id, { input: 'first', session_id: 's' }),
+      service.runAgent(ACME, agent_id, { input: 'second', session_id: 's' }),
+    ]);
+    expect([a.output, b.output]).toStrictEqual(['reply 1 to first', 'reply 2 to second']);
+    expect(model.doGenerateCalls[1]!.prompt.map((m) => m.role)).toStrictEqual(['system', 'user', 'assistant', 'user']);
+    expect((await store.readMessages({ accountId: ACME, agentId: agent_id, sessionId: 's' })).map((m) => m.content)).toStrictEqual([
+      'first',
+      'reply 1 to first',
+      'second',
+      'reply 2 to second',
+    ]);
+  });
+
+  test('a run that waits past runWaitMs is a conflict and stores nothing; other sessions do not wait', async () => {
+    model = slowModel(300);
+    const service = makeService({ runWaitMs: 50 });
+    const { agent_id } = await service.createAgent(ACME, agentInput);
+    const first = service.runAgent(ACME, agent_id, { input: 'first', session_id: 's' });
+    await new Promise((resolve) => setTimeout(resolve, 10));
+    const other = service.runAgent(ACME, agent_id, { input: 'elsewhere', session_id: 't' });
+    const error = await rejection(service.runAgent(ACME, agent_id, { input: 'second', session_id: 's' }));
+    expect([error.code, error.message]).toStrictEqual(['conflict', 'Another run of this session is still in progress; retry when it has finished']);
+    await Promise.all([first, other]);
+    expect((await store.readMessages({ accountId: ACME, agentId: agent_id, sessionId: 's' })).map((m) => m.content)).toStrictEqual(['first', 'reply 1 to first']);
+  });
+
+  test('a run whose lease is lost mid-run stores nothing', async () => {
+    model = slowModel(100);
+    const lost = new AbortController();
+    const locks = { acquire: async () => ({ signal: lost.signal, release: async () => {} }) };
+    const service = makeService({ locks });
+    const { agent_id } = await service.createAgent(ACME, agentInput);
+    setTimeout(() => lost.abort(new Error('lease renewal failed')), 20);
+    const error = await rejection(service.runAgent(ACME, agent_id, { input: 'hi', session_id: 's' }));
+    expect([error.code, error.message]).toStrictEqual(['storage_unavailable', 'Lost the session lock during the run; nothing was stored']);
+    expect(await store.readMessages({ accountId: ACME, agentId: agent_id, sessionId: 's' })).toStrictEqual([]);
+  });
+
+  test('an agent id no id could be is not looked up', async () => {
+    const service = makeService();
+    const spy = vi.spyOn(store, 'getAgent');
+    const error = await rejection(service.getAgent(ACME, 'x'.repeat(129)));
+    expect([error.code, spy.mock.calls.length]).toStrictEqual(['not_found', 0]);
   });
 });
 

@@ -27,8 +27,9 @@ function isBodyParserError(error: unknown): error is BodyParserError {
 }
 
 /**
- * Turns anything thrown while handling a request into an error response. `logged` tells whether the
- * error is unexpected and must be logged (only those are; a client's mistake is not a server error).
+ * Turns anything thrown while handling a request into an error response. `unexpected` marks errors
+ * that are not agenthost's own (a bug, or a failure nothing anticipated): they answer a generic 500.
+ * Every response of status 500 or more is to be logged with its cause; a client's mistake is not.
  */
 export function errorResponse(error: unknown, options: { bodyLimit: string | number }): { response: ApiResponse; unexpected: boolean } {
   if (AgentHostError.isInstance(error)) {

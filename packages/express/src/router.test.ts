@@ -1,4 +1,4 @@
-import { AgentService, echoModels, staticModels } from '@agenthost/core';
+import { AgentService, ConflictError, StorageUnavailableError, echoModels, staticModels } from '@agenthost/core';
 import { sequentialIds, testClock } from '@agenthost/core/test';
 import { MemoryStore } from '@agenthost/storage';
 import { MockLanguageModelV3 } from 'ai/test';
@@ -245,7 +245,25 @@ describe('errors in the envelope', () => {
       expect([res.status, res.body]).toStrictEqual([status, { success: false, error, status }]);
       expect(await store.readMessages({ accountId: 'alpha', agentId: body.data.agent_id, sessionId: 's' })).toStrictEqual([]);
     }
-    expect(logged).toStrictEqual([]);
+    expect(logged.map((l) => [l.message, l.fields.status, (l.fields.err as { code: string }).code])).toStrictEqual([
+      ['The model provider failed to answer', 502, 'provider_error'],
+      ['The model provider did not answer in time', 504, 'provider_timeout'],
+    ]);
+    expect((logged[0]!.fields.err as { cause: { message: string } }).cause.message).toBe('socket hang up');
+  });
+
+  test('storage down is 503 and logged with its cause; a busy session is 409', async () => {
+    vi.spyOn(service, 'listAgents').mockRejectedValue(new StorageUnavailableError({ cause: new Error('connect ECONNREFUSED 127.0.0.1:6379') }));
+    vi.spyOn(service, 'runAgent').mockRejectedValue(new ConflictError({ message: 'Another run of this session is still in progress; retry when it has finished' }));
+    const app = hostApp();
+    const down = await request(app).get('/api/v1/agents').set('x-api-key', KEY_A);
+    expect([down.status, down.body]).toStrictEqual([503, { success: false, error: 'Storage is unavailable; retry later', status: 503 }]);
+    expect(down.text).not.toContain('ECONNREFUSED');
+    expect(logged).toHaveLength(1);
+    expect(logged[0]!.fields).toMatchObject({ status: 503, err: { code: 'storage_unavailable', cause: { message: 'connect ECONNREFUSED 127.0.0.1:6379' } } });
+    const busy = await request(app).post('/api/v1/agents/agent_1/run').set('x-api-key', KEY_A).send({ input: 'hi', session_id: 's' });
+    expect([busy.status, busy.body]).toStrictEqual([409, { success: false, error: 'Another run of this session is still in progress; retry when it has finished', status: 409 }]);
+    expect(logged).toHaveLength(1);
   });
 });
 

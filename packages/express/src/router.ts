@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { AgentService } from '@agenthost/core';
 import express, { type ErrorRequestHandler, type Request, type RequestHandler, type Response } from 'express';
 import type { KeyResolver } from './auth.js';
-import { failure, serialize, type ApiResponse } from './envelope.js';
+import { failure, serialize, type ApiResponse, type ErrorEnvelope } from './envelope.js';
 import { createHandlers, type ApiHandler } from './handlers.js';
 import { errorResponse } from './http-errors.js';
 
@@ -38,6 +38,15 @@ const stderrLogger: ErrorLogger = {
 
 function state(res: Response): RequestState {
   return res.locals.agenthost as RequestState;
+}
+
+/** An error and its causes, for the log; never sent to a client. */
+function describeError(error: unknown, depth = 0): Record<string, unknown> {
+  if (!(error instanceof Error)) return { value: String(error) };
+  const out: Record<string, unknown> = { name: error.name, message: error.message, stack: error.stack };
+  if ('code' in error) out.code = (error as { code: unknown }).code;
+  if (error.cause !== undefined && depth < 5) out.cause = describeError(error.cause, depth + 1);
+  return out;
 }
 
 function send(req: Request, res: Response, response: ApiResponse): void {
@@ -128,9 +137,11 @@ export function createAgentRouter(service: AgentService, options: AgentRouterOpt
   const onError: ErrorRequestHandler = function agentHostErrorHandler(error, req, res, next) {
     if (res.headersSent) return next(error);
     const { response, unexpected } = errorResponse(error, { bodyLimit });
-    if (unexpected) {
-      const err = error instanceof Error ? { name: error.name, message: error.message, stack: error.stack } : { value: String(error) };
-      logger.error({ request_id: state(res)?.requestId, method: req.method, path: `${req.baseUrl}${req.path}`, err }, 'Unexpected error while handling a request');
+    if (response.status >= 500) {
+      logger.error(
+        { request_id: state(res)?.requestId, method: req.method, path: `${req.baseUrl}${req.path}`, status: response.status, err: describeError(error) },
+        unexpected ? 'Unexpected error while handling a request' : (response.body as ErrorEnvelope).error,
+      );
     }
     if (res.destroyed) return;
     send(req, res, response);
