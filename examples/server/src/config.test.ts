@@ -13,6 +13,7 @@ describe('loadConfig', () => {
       openaiModels: undefined,
       bodyLimit: '1mb',
       store: 'sqlite://./.agenthost/agenthost.sqlite',
+      storeNamespace: 'agenthost',
       runWaitMs: 30_000,
       unsafeDisableLocks: false,
     });
@@ -31,6 +32,7 @@ describe('loadConfig', () => {
         OPENAI_MODELS: 'llama3.2, qwen2.5 ,',
         AGENTHOST_STORE: 'redis://127.0.0.1:6379/2',
         AGENTHOST_RUN_WAIT_MS: '5000',
+        AGENTHOST_STORE_NAMESPACE: 'blue-deploy',
         AGENTHOST_UNSAFE_DISABLE_LOCKS: 'false',
         UNRELATED: 'x',
       }),
@@ -47,6 +49,7 @@ describe('loadConfig', () => {
       openaiModels: ['llama3.2', 'qwen2.5'],
       bodyLimit: '512kb',
       store: 'redis://127.0.0.1:6379/2',
+      storeNamespace: 'blue-deploy',
       runWaitMs: 5000,
       unsafeDisableLocks: false,
     });

@@ -19,6 +19,8 @@ export interface ServerConfig {
   bodyLimit: string;
   /** `memory`, or a `sqlite://`, `redis://` or `postgres://` location. */
   store: string;
+  /** Prefix of every stored key, so deployments can share one database. */
+  storeNamespace: string;
   /** How long a run waits for an earlier run of the same session, in ms. */
   runWaitMs: number;
   /** Cross-process locks off: loses writes when servers share a store. For tests and demos only. */
@@ -78,6 +80,7 @@ const envSchema = z.object({
       error: 'must be "memory" or a sqlite://, redis://, rediss:// or postgres:// location',
     }),
   ).transform((s) => s ?? DEFAULT_STORE),
+  AGENTHOST_STORE_NAMESPACE: optional(z.string().regex(/^[A-Za-z0-9_-]{1,64}$/, 'must be 1-64 characters of letters, digits, "_" or "-"')).transform((s) => s ?? 'agenthost'),
   AGENTHOST_RUN_WAIT_MS: optional(z.coerce.number({ error: 'must be a number' }).int('must be a whole number').min(1, 'must be at least 1').max(600_000, 'must be at most 600000')).transform(
     (n) => n ?? 30_000,
   ),
@@ -108,6 +111,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     openaiModels: e.OPENAI_MODELS?.length ? e.OPENAI_MODELS : undefined,
     bodyLimit: e.AGENTHOST_BODY_LIMIT,
     store: e.AGENTHOST_STORE,
+    storeNamespace: e.AGENTHOST_STORE_NAMESPACE,
     runWaitMs: e.AGENTHOST_RUN_WAIT_MS,
     unsafeDisableLocks: e.AGENTHOST_UNSAFE_DISABLE_LOCKS,
   };

@@ -1,57 +1,16 @@
-import { spawn, type ChildProcess } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { startFakeOpenAIServer } from '@agenthost/core/test';
 import { afterEach, beforeAll, describe, expect, test } from 'vitest';
+import { MAIN, api, killAll, runServer as run, startServer as start } from './test-process.js';
 
 // These tests run the built server as users do (`pnpm test` builds first).
-const MAIN = fileURLToPath(new URL('../dist/main.js', import.meta.url));
 const CHECK = fileURLToPath(new URL('../../../../shared/conformance/check.mjs', import.meta.url));
 const KEY_A = 'key-alpha-0123456789abcdef';
 const KEY_B = 'key-beta-0123456789abcdef';
 
-interface Started {
-  child: ChildProcess;
-  url: string;
-  stdout: () => string;
-  stderr: () => string;
-  exited: Promise<number | null>;
-}
-
-const children: ChildProcess[] = [];
-afterEach(() => {
-  for (const child of children.splice(0)) if (child.exitCode === null) child.kill('SIGKILL');
-});
-
-function run(env: Record<string, string>, args: string[] = []) {
-  const child = spawn(process.execPath, [MAIN, ...args], { env: { PATH: process.env.PATH ?? '', PORT: '0', AGENTHOST_STORE: 'memory', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
-  children.push(child);
-  let out = '';
-  let err = '';
-  child.stdout!.on('data', (d: Buffer) => (out += d));
-  child.stderr!.on('data', (d: Buffer) => (err += d));
-  const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
-  return { child, stdout: () => out, stderr: () => err, exited };
-}
-
-async function start(env: Record<string, string>): Promise<Started> {
-  const r = run(env);
-  const deadline = Date.now() + 15_000;
-  while (!/listening on (\S+)/.test(r.stdout())) {
-    if (r.child.exitCode !== null || Date.now() > deadline) throw new Error(`server did not start: ${r.stdout()} ${r.stderr()}`);
-    await new Promise((res) => setTimeout(res, 20));
-  }
-  return { ...r, url: /listening on (\S+)/.exec(r.stdout())![1]! };
-}
-
-async function api(url: string, key: string, method: string, path: string, body?: unknown) {
-  const res = await fetch(url + path, {
-    method,
-    headers: { 'x-api-key': key, ...(body !== undefined && { 'content-type': 'application/json' }) },
-    ...(body !== undefined && { body: JSON.stringify(body) }),
-  });
-  return { status: res.status, body: (await res.json()) as { success: boolean; data?: any; error?: string } };
-}
+afterEach(killAll);
 
 beforeAll(() => {
   if (!existsSync(MAIN)) throw new Error(`${MAIN} is missing: run "pnpm build" first (pnpm test does)`);

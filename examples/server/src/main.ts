@@ -14,6 +14,8 @@ Settings come from environment variables:
   AGENTHOST_BODY_LIMIT  largest accepted JSON body (default 1mb)
   AGENTHOST_STORE       where data lives: memory, sqlite://<path>, redis://..., postgres://...
                         (default sqlite://./.agenthost/agenthost.sqlite)
+  AGENTHOST_STORE_NAMESPACE
+                        prefix of every stored key, to share one database (default agenthost)
   AGENTHOST_RUN_WAIT_MS how long a run waits for an earlier run of its session (default 30000)
   AGENTHOST_UNSAFE_DISABLE_LOCKS
                         "true" turns cross-server locks off; loses writes when servers share a

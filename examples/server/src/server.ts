@@ -58,6 +58,7 @@ export function createApp(service: AgentService, keys: KeyEntry[], options: { bo
 /** Starts the standalone server and resolves once it is listening. */
 export async function startServer(config: ServerConfig, options: { logger?: ErrorLogger } = {}): Promise<RunningServer> {
   const store = await openStore(config.store, {
+    namespace: config.storeNamespace,
     unsafeInProcessLocksOnly: config.unsafeDisableLocks,
     ...(options.logger && { onError: (error: unknown) => options.logger!.error({ err: String(error) }, 'Storage connection error') }),
   });

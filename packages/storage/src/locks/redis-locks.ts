@@ -22,6 +22,15 @@ const RENEW = `if redis.call('get', KEYS[1]) == ARGV[1] then return redis.call('
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
+/** Retries an owner-checked release in the background until it succeeds or the lease has run out anyway. */
+function retryRelease(release: () => Promise<unknown>, until: number): void {
+  const attempt = () => {
+    if (Date.now() >= until) return;
+    release().catch(() => setTimeout(attempt, 250).unref());
+  };
+  setTimeout(attempt, 250).unref();
+}
+
 /**
  * Locks shared by every process on one Redis: `SET key token NX PX lease`, released only by the
  * holder of the token (a Lua compare-and-delete), renewed while held. A renewal that finds the token
@@ -36,6 +45,8 @@ export function redisLocks(client: RedisLockClient, options: RedisLocksOptions =
     try {
       return (await client.set(key, token, { NX: true, PX: leaseMs })) === 'OK';
     } catch (error) {
+      // The SET may have landed with its reply lost; the token is ours alone, so releasing it is safe.
+      retryRelease(() => client.eval(RELEASE, { keys: [key], arguments: [token] }), Date.now() + leaseMs);
       throw new StorageUnavailableError({ message: 'The lock service is unavailable; retry later', cause: error });
     }
   }
@@ -58,13 +69,21 @@ export function redisLocks(client: RedisLockClient, options: RedisLocksOptions =
       clearInterval(renew);
       if (!released) lost.abort(new StorageUnavailableError({ message: 'Lost a lock', cause: reason }));
     };
+    const releaseNow = () => client.eval(RELEASE, { keys: [key], arguments: [token] });
     return {
       signal: lost.signal,
       release: async () => {
         if (released) return;
         released = true;
         clearInterval(renew);
-        await client.eval(RELEASE, { keys: [key], arguments: [token] });
+        try {
+          await releaseNow();
+        } catch (error) {
+          // Redis is unreachable. The lease would free the lock when it runs out; releasing as soon
+          // as Redis is back frees it sooner for the next holder, who is likely already waiting.
+          retryRelease(releaseNow, confirmedUntil);
+          throw new StorageUnavailableError({ message: 'Could not release a lock; it frees itself when its lease runs out', cause: error });
+        }
       },
     };
   }
