@@ -101,8 +101,13 @@ export async function openStore(location: string, options: OpenStoreOptions = {}
       if (!path) throw new Error('sqlite:// needs a file path, e.g. sqlite://./.agenthost/agenthost.sqlite');
       const { default: KeyvSqlite } = await importOptional('@keyv/sqlite', 'sqlite://', () => import('@keyv/sqlite'));
       await mkdir(dirname(path), { recursive: true });
-      const keyv = new Keyv({ store: new KeyvSqlite({ uri: `sqlite://${path}`, table: 'agenthost_kv', busyTimeout: commandTimeoutMs }), namespace, throwOnErrors: true });
+      const adapter = new KeyvSqlite({ uri: `sqlite://${path}`, table: 'agenthost_kv', busyTimeout: commandTimeoutMs });
+      const keyv = new Keyv({ store: adapter, namespace, throwOnErrors: true });
       keyv.on('error', onError);
+      // Write-ahead logging: a committed write survives a crash of the process, readers do not block
+      // the writer, and a write costs one append instead of rewriting pages.
+      await withTimeout(adapter.query('PRAGMA journal_mode=WAL'), connectTimeoutMs * 5, `SQLite file ${path}`);
+      await adapter.query('PRAGMA synchronous=NORMAL');
       // One SQLite file serves one process, so in-process locks are the shared ones.
       const locks = inProcessLocks();
       const store = new KeyvStore(keyv, { locks });
