@@ -1,0 +1,144 @@
+// Does the cost of a run or a list grow with data that it does not need?
+//
+// For each store (memory, SQLite, Redis) this script measures, in one run:
+//   run   the latency of AgentService.runAgent (echo model) in a session with 10 earlier turns,
+//         and in one with 10,000 earlier turns;
+//   list  the latency of listAgents for an account with 10 agents, when the store holds no other
+//         agents, and again after 100,000 agents of other accounts were added.
+// It prints the medians and the ratios (10,000 turns / 10 turns; 100,000 others / none). A run reads
+// only the window of history it sends (100 messages), and a list reads only its account's agents,
+// so both ratios should stay near 1. Nothing is asserted; numbers depend on the machine.
+//
+//   pnpm build && node bench/storage-scaling.mjs          # or: pnpm bench:storage
+//   BENCH_STORES=memory,redis BENCH_TURNS=10000 BENCH_OTHER_AGENTS=100000 BENCH_SAMPLES=300 node bench/storage-scaling.mjs
+//
+// Redis is REDIS_URL (default redis://127.0.0.1:6379); the script writes under a fresh namespace and
+// deletes it afterwards. SQLite uses a temporary file.
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { performance } from 'node:perf_hooks';
+import { AgentService, echoModels } from '../packages/core/dist/index.js';
+import { openStore } from '../packages/storage/dist/index.js';
+
+const STORES = (process.env.BENCH_STORES ?? 'memory,sqlite,redis').split(',').map((s) => s.trim());
+const TURNS = Number(process.env.BENCH_TURNS ?? 10_000);
+const OTHERS = Number(process.env.BENCH_OTHER_AGENTS ?? 100_000);
+const SAMPLES = Number(process.env.BENCH_SAMPLES ?? 300);
+const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
+const namespace = `bench-${process.pid}-${Date.now().toString(36)}`;
+
+const median = (xs) => {
+  const s = [...xs].sort((a, b) => a - b);
+  return s[Math.floor(s.length / 2)];
+};
+
+/** Times `fn` SAMPLES times after a warm-up; returns the median in ms. */
+async function time(fn) {
+  for (let i = 0; i < Math.min(30, SAMPLES); i++) await fn(i);
+  const samples = [];
+  for (let i = 0; i < SAMPLES; i++) {
+    const t = performance.now();
+    await fn(i);
+    samples.push(performance.now() - t);
+  }
+  return median(samples);
+}
+
+/** Times two operations with their samples interleaved, so drift and warm-up affect both alike. */
+async function timePair(a, b) {
+  for (let i = 0; i < Math.min(30, SAMPLES); i++) {
+    await a();
+    await b();
+  }
+  const [as, bs] = [[], []];
+  for (let i = 0; i < SAMPLES; i++) {
+    for (const [fn, out] of [[a, as], [b, bs]]) {
+      const t = performance.now();
+      await fn();
+      out.push(performance.now() - t);
+    }
+  }
+  return [median(as), median(bs)];
+}
+
+/** Runs `count` calls of `fn(i)`, `concurrency` at a time. */
+async function pool(count, concurrency, fn) {
+  let next = 0;
+  await Promise.all(Array.from({ length: concurrency }, async () => {
+    for (let i = next++; i < count; i = next++) await fn(i);
+  }));
+}
+
+function turns(n, offset = 0) {
+  const at = new Date(0).toISOString();
+  return Array.from({ length: n }, (_, i) => [
+    { role: 'user', content: `question ${offset + i}: how do I reset my password?`, created_at: at },
+    { role: 'assistant', content: `Echo: question ${offset + i}: how do I reset my password?`, created_at: at },
+  ]).flat();
+}
+
+async function measure(kind, location) {
+  const opened = await openStore(location, { namespace });
+  const service = new AgentService({ store: opened.store, models: echoModels(), locks: opened.locks });
+  const seedStarted = performance.now();
+  const agent = await service.createAgent('bench', { name: 'Bench', instruction: 'Answer briefly.', model: 'echo' });
+  const ref = (sessionId) => ({ accountId: 'bench', agentId: agent.agent_id, sessionId });
+  await opened.store.appendMessages(ref('short'), turns(10));
+  for (let done = 0; done < TURNS; done += 1000) await opened.store.appendMessages(ref('long'), turns(Math.min(1000, TURNS - done), done));
+
+  const [runShort, runLong] = await timePair(
+    () => service.runAgent('bench', agent.agent_id, { input: 'one more question', session_id: 'short' }),
+    () => service.runAgent('bench', agent.agent_id, { input: 'one more question', session_id: 'long' }),
+  );
+
+  for (let i = 0; i < 10; i++) await service.createAgent('lister', { name: `mine ${i}`, instruction: 'x', model: 'echo' });
+  const listAlone = await time(() => service.listAgents('lister'));
+  const accounts = Math.max(1, Math.ceil(OTHERS / 100));
+  await pool(OTHERS, 32, (i) => service.createAgent(`other-${i % accounts}`, { name: `other ${i}`, instruction: 'x', model: 'echo' }));
+  const listCrowded = await time(() => service.listAgents('lister'));
+  const seedSeconds = (performance.now() - seedStarted) / 1000;
+
+  const listed = (await service.listAgents('lister')).length;
+  if (listed !== 10) throw new Error(`${kind}: listed ${listed} agents, expected 10`);
+  return { kind, runShort, runLong, listAlone, listCrowded, seedSeconds, close: () => opened.close() };
+}
+
+async function clearRedis() {
+  const { createClient } = await import('../packages/storage/node_modules/@keyv/redis/dist/index.js');
+  const client = createClient({ url: REDIS_URL });
+  await client.connect();
+  for await (const keys of client.scanIterator({ MATCH: `${namespace}*`, COUNT: 1000 })) if (keys.length) await client.del(keys);
+  client.destroy();
+}
+
+const dir = await mkdtemp(join(tmpdir(), 'agenthost-bench-'));
+const rows = [];
+try {
+  for (const kind of STORES) {
+    const location = { memory: 'memory', sqlite: `sqlite://${join(dir, 'bench.sqlite')}`, redis: REDIS_URL }[kind];
+    if (!location) throw new Error(`unknown store ${kind}`);
+    process.stderr.write(`${kind}: seeding ${TURNS} turns and ${OTHERS} other agents, ${SAMPLES} samples each...\n`);
+    const r = await measure(kind, location);
+    await r.close();
+    rows.push(r);
+  }
+} finally {
+  await rm(dir, { recursive: true, force: true });
+  if (STORES.includes('redis')) await clearRedis();
+}
+
+const f = (ms) => ms.toFixed(3).padStart(8);
+console.log(`\nmedian latency in ms (${SAMPLES} samples each; node ${process.version})\n`);
+console.log('store   | run, 10 turns | run, 10k turns | ratio | list, alone | list, 100k others | ratio | setup s');
+console.log('--------|---------------|----------------|-------|-------------|-------------------|-------|--------');
+for (const r of rows) {
+  console.log(
+    `${r.kind.padEnd(7)} | ${f(r.runShort)}      | ${f(r.runLong)}       | ${(r.runLong / r.runShort).toFixed(2)}  | ${f(r.listAlone)}    | ${f(r.listCrowded)}          | ${(r.listCrowded / r.listAlone).toFixed(2)}  | ${r.seedSeconds.toFixed(1)}`,
+  );
+}
+console.log('');
+for (const r of rows) {
+  console.log(`ratio ${r.kind} run 10000/10 turns: ${(r.runLong / r.runShort).toFixed(2)}`);
+  console.log(`ratio ${r.kind} list 100000 others/none: ${(r.listCrowded / r.listAlone).toFixed(2)}`);
+}
