@@ -16,14 +16,16 @@ export const STATUS_BY_CODE: Readonly<Record<ErrorCode, number>> = Object.freeze
 /** The message every unexpected error gets; the detail goes only to the server log. */
 export const INTERNAL_ERROR_MESSAGE = 'Internal server error';
 
-interface BodyParserError {
-  type: string;
+/** An error from Express's own layers (body parser, router), which carry an HTTP status. */
+interface HttpLayerError {
+  type?: string;
   status: number;
-  expose?: boolean;
+  message?: string;
 }
 
-function isBodyParserError(error: unknown): error is BodyParserError {
-  return typeof error === 'object' && error !== null && typeof (error as BodyParserError).type === 'string' && typeof (error as BodyParserError).status === 'number';
+function isHttpLayerError(error: unknown): error is HttpLayerError {
+  const status = (error as HttpLayerError | null)?.status;
+  return typeof error === 'object' && error !== null && typeof status === 'number' && status >= 400 && status < 500;
 }
 
 /**
@@ -37,7 +39,10 @@ export function errorResponse(error: unknown, options: { bodyLimit: string | num
     if (status === 500) return { response: failure(500, INTERNAL_ERROR_MESSAGE), unexpected: true };
     return { response: failure(status, error.message, error.details), unexpected: false };
   }
-  if (isBodyParserError(error)) {
+  if (isHttpLayerError(error)) {
+    if (error instanceof URIError || error.message?.startsWith('Failed to decode param')) {
+      return { response: failure(400, 'Malformed URL: its percent-encoding is not valid UTF-8'), unexpected: false };
+    }
     switch (error.type) {
       case 'entity.parse.failed':
         return { response: failure(400, 'Malformed JSON in request body: send one JSON object'), unexpected: false };
@@ -50,7 +55,7 @@ export function errorResponse(error: unknown, options: { bodyLimit: string | num
       case 'request.size.invalid':
         return { response: failure(400, 'The request body was incomplete'), unexpected: false };
     }
-    if (error.expose && error.status >= 400 && error.status < 500) return { response: failure(error.status, 'Bad request'), unexpected: false };
+    return { response: failure(error.status, 'Bad request'), unexpected: false };
   }
   return { response: failure(500, INTERNAL_ERROR_MESSAGE), unexpected: true };
 }

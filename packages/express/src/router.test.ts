@@ -181,6 +181,23 @@ describe('errors in the envelope', () => {
     ]);
   });
 
+  test('NUL and unpaired surrogates are a 400 in any field, and a 404 in a path; never a 500', async () => {
+    const app = hostApp();
+    const nul = await post(app).set('content-type', 'application/json').send('{"name":"a\\u0000b","instruction":"x","model":"echo"}');
+    expect([nul.status, nul.body.details]).toStrictEqual([400, { name: { message: 'name must not contain NUL or unpaired surrogate characters', path: ['name'] } }]);
+    const lone = await post(app).set('content-type', 'application/json').send('{"name":"a","instruction":"\\ud800","model":"echo"}');
+    expect([lone.status, lone.body.details]).toStrictEqual([400, { instruction: { message: 'instruction must not contain NUL or unpaired surrogate characters', path: ['instruction'] } }]);
+    const { body } = await post(app).send(agentBody);
+    const input = await post(app, `/api/v1/agents/${body.data.agent_id}/run`).set('content-type', 'application/json').send('{"input":"x\\udc00y"}');
+    expect([input.status, input.body.details]).toStrictEqual([400, { input: { message: 'input must not contain NUL or unpaired surrogate characters', path: ['input'] } }]);
+    const path = await request(app).get('/api/v1/agents/a%00b').set('x-api-key', KEY_A);
+    expect([path.status, path.body]).toStrictEqual([404, { success: false, error: 'Agent not found', status: 404 }]);
+    const badUtf8 = await request(app).post('/api/v1/agents/%ED%A0%80/run').set('x-api-key', KEY_A).send({ input: 'hi' });
+    expect([badUtf8.status, badUtf8.body]).toStrictEqual([400, { success: false, error: 'Malformed URL: its percent-encoding is not valid UTF-8', status: 400 }]);
+    expect(logged).toStrictEqual([]);
+    expect(await store.readMessages({ accountId: 'alpha', agentId: body.data.agent_id, sessionId: 'x' })).toStrictEqual([]);
+  });
+
   test('a body that is not JSON is 415', async () => {
     const res = await post(hostApp()).set('content-type', 'text/plain').send('name=x');
     expect([res.status, res.headers['content-type'], res.body]).toStrictEqual([
