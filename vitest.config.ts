@@ -12,6 +12,7 @@ export default defineConfig({
       { find: /^@agenthost\/storage\/test$/, replacement: src('./packages/storage/src/test.ts') },
       { find: /^@agenthost\/storage$/, replacement: src('./packages/storage/src/index.ts') },
       { find: /^@agenthost\/express$/, replacement: src('./packages/express/src/index.ts') },
+      { find: /^@agenthost\/tools$/, replacement: src('./packages/tools/src/index.ts') },
     ],
   },
   test: {
