@@ -5,11 +5,11 @@ export { inProcessLocks } from './locks/in-process-locks.js';
 export { ECHO_MODEL_NAME, EchoLanguageModel, countEchoTokens } from './models/echo-model.js';
 export { DEFAULT_OPENAI_MODELS, openAIModels, type OpenAIModelsOptions } from './models/openai-models.js';
 export { combineModels, echoModels, staticModels } from './models/static-models.js';
-export type { AgentStore, SessionRef } from './ports/agent-store.js';
+export type { AgentStore, MessageWindow, SessionPage, SessionRef } from './ports/agent-store.js';
 export type { AcquireOptions, Lease, LockProvider } from './ports/lock-provider.js';
 export type { ChatModel, ModelProvider } from './ports/model-provider.js';
 export type { ToolProvider } from './ports/tool-provider.js';
-export type { AgentConfig, AgentRecord, RunMetadata, RunResult, SessionMessage, TokenUsage } from './records.js';
+export type { AgentConfig, AgentRecord, RunMetadata, RunResult, SessionInfo, SessionMessage, TokenUsage } from './records.js';
 export {
   MAX_INPUT_LENGTH,
   MAX_INSTRUCTION_LENGTH,

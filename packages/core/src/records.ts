@@ -33,6 +33,16 @@ export interface SessionMessage {
   created_at: string;
 }
 
+/** What is known of a conversation without reading its messages. */
+export interface SessionInfo {
+  session_id: string;
+  /** When its first message was stored. */
+  created_at: string;
+  /** When its last message was stored. */
+  updated_at: string;
+  message_count: number;
+}
+
 /** Token counts of a run, over all of its model steps; `total` is always `prompt + completion`. */
 export interface TokenUsage {
   prompt: number;

@@ -27,8 +27,17 @@ describe('KeyvStore over Keyv\'s in-memory Map', () => {
     await store.createAgent(longAccount, agent('agt_secret_id'));
     await store.appendMessages({ accountId: longAccount, agentId: 'agt_secret_id', sessionId: 'ses_visible?' }, [{ role: 'user', content: 'hi', created_at: 'x' }]);
     const keys = [...map.keys()];
-    // The agent, the account's index entry and its count, one message and the session's count.
-    expect(keys.map((k) => k.replace(/[A-Za-z0-9_-]{43}/, 'H'))).toStrictEqual(['keyv:agent:H', 'keyv:agents:H:0', 'keyv:agents:H:n', 'keyv:session:H:0', 'keyv:session:H:n']);
+    // The agent, the account's agent index (entry, count), the agent's session index (entry, count),
+    // one message and the session's meta record.
+    expect(keys.map((k) => k.replace(/[A-Za-z0-9_-]{43}/, 'H'))).toStrictEqual([
+      'keyv:agent:H',
+      'keyv:agents:H:0',
+      'keyv:agents:H:n',
+      'keyv:sessions:H:0',
+      'keyv:sessions:H:n',
+      'keyv:session:H:0',
+      'keyv:session:H:meta',
+    ]);
     for (const key of keys) {
       expect(key.length).toBeLessThan(100);
       expect(key).not.toMatch(/acct|secret|visible/);

@@ -7,7 +7,10 @@ import {
   type AgentStore,
   type Lease,
   type LockProvider,
+  type MessageWindow,
+  type SessionInfo,
   type SessionMessage,
+  type SessionPage,
   type SessionRef,
 } from '@agenthost/core';
 import type Keyv from 'keyv';
@@ -39,10 +42,11 @@ const BATCH = 500;
  * missing data (the `openStore` helper does this).
  *
  * Layout: each agent under its own key; per account an index of agent ids (`n` and one key per
- * position); per session a message count and one key per message. Reading the last N messages reads
- * N + 1 keys whatever the session's length, and listing an account reads its own agents only.
- * A write stores the items first and moves the counter last, under a lock, so a failed write is
- * invisible and a concurrent one cannot overwrite it.
+ * position); per session a meta record (count, timestamps, index position) and one key per message;
+ * per agent an index of session ids. Reading the last N messages reads N + 1 keys whatever the
+ * session's length, and listing an account reads its own agents only. A write stores the items first
+ * and moves the count last, under a lock, so a failed write is invisible and a concurrent one cannot
+ * overwrite it.
  */
 export class KeyvStore implements AgentStore {
   readonly #keyv: Keyv;
@@ -84,26 +88,83 @@ export class KeyvStore implements AgentStore {
     if (messages.length === 0) return;
     const key = sessionKey(session);
     await this.#locked(`append:${key}`, async (lease) => {
-      const n = await this.#count(`${key}:n`);
+      const meta = (await this.#call(() => this.#keyv.get<SessionMeta>(`${key}:meta`))) ?? (await this.#register(session, messages[0]!.created_at));
       for (let i = 0; i < messages.length; i += BATCH) {
-        const entries = messages.slice(i, i + BATCH).map((value, j) => ({ key: `${key}:${n + i + j}`, value }));
+        const entries = messages.slice(i, i + BATCH).map((value, j) => ({ key: `${key}:${meta.n + i + j}`, value }));
         // Adapters with a native setMany resolve to nothing and throw on failure (throwOnErrors);
         // Keyv's fallback resolves to one boolean per entry.
         const stored: unknown = await this.#call(() => this.#keyv.setMany(entries));
         if (Array.isArray(stored) && stored.some((ok) => !ok)) throw new StorageUnavailableError({ message: 'Storage did not confirm a write' });
       }
       this.#stillHeld(lease);
-      await this.#set(`${key}:n`, n + messages.length);
+      await this.#set(`${key}:meta`, { ...meta, n: meta.n + messages.length, updated_at: messages.at(-1)!.created_at });
     });
   }
 
-  async readMessages(session: SessionRef, options: { last?: number } = {}): Promise<SessionMessage[]> {
+  async readMessages(session: SessionRef, window: MessageWindow = {}): Promise<SessionMessage[]> {
     const key = sessionKey(session);
-    const n = await this.#count(`${key}:n`);
-    const from = options.last === undefined ? 0 : Math.max(0, n - options.last);
-    const messages = await this.#getMany<SessionMessage>(range(from, n).map((i) => `${key}:${i}`));
+    const n = (await this.#call(() => this.#keyv.get<SessionMeta>(`${key}:meta`)))?.n ?? 0;
+    const [from, to] =
+      'offset' in window ? [Math.min(n, window.offset), Math.min(n, window.offset + window.limit)] : [window.last === undefined ? 0 : Math.max(0, n - window.last), n];
+    const messages = await this.#getMany<SessionMessage>(range(from, to).map((i) => `${key}:${i}`));
     if (messages.some((m) => m === undefined)) throw new StorageUnavailableError({ message: 'A stored conversation is incomplete' });
     return messages as SessionMessage[];
+  }
+
+  async getSession(session: SessionRef): Promise<SessionInfo | undefined> {
+    const meta = await this.#call(() => this.#keyv.get<SessionMeta>(`${sessionKey(session)}:meta`));
+    return meta && info(meta);
+  }
+
+  async listSessions(accountId: string, agentId: string, { limit, before }: { limit: number; before?: number }): Promise<SessionPage> {
+    const index = `sessions:${digest(accountId, agentId)}`;
+    const n = await this.#count(`${index}:n`);
+    const sessions: SessionInfo[] = [];
+    let pos = Math.min(before ?? n, n);
+    while (pos > 0 && sessions.length < limit) {
+      // Read a little more than needed: entries of deleted sessions are skipped.
+      const positions = range(Math.max(0, pos - (limit - sessions.length) - 4), pos).reverse();
+      const ids = await this.#getMany<string>(positions.map((i) => `${index}:${i}`));
+      const found = positions.flatMap((p, j) => (ids[j] === undefined ? [] : [{ p, id: ids[j]! }]));
+      const metas = await this.#getMany<SessionMeta>(found.map(({ id }) => `${sessionKey({ accountId, agentId, sessionId: id })}:meta`));
+      const metaAt = new Map(found.map(({ p }, j) => [p, metas[j]]));
+      for (const p of positions) {
+        pos = p;
+        const meta = metaAt.get(p);
+        // An entry whose session was deleted (and maybe started anew elsewhere in the index) is stale.
+        if (meta && meta.pos === p) sessions.push(info(meta));
+        if (sessions.length === limit) break;
+      }
+    }
+    return { sessions, next: pos > 0 ? pos : null };
+  }
+
+  async deleteSession(session: SessionRef): Promise<boolean> {
+    const key = sessionKey(session);
+    let deleted = false;
+    await this.#locked(`append:${key}`, async () => {
+      const meta = await this.#call(() => this.#keyv.get<SessionMeta>(`${key}:meta`));
+      if (!meta) return;
+      // The meta goes first: from then on the session does not exist, whatever happens to its messages.
+      await this.#call(() => this.#keyv.delete(`${key}:meta`));
+      deleted = true;
+      const keys = range(0, meta.n).map((i) => `${key}:${i}`);
+      for (let i = 0; i < keys.length; i += BATCH) await this.#call(() => this.#keyv.deleteMany(keys.slice(i, i + BATCH)));
+    });
+    return deleted;
+  }
+
+  /** Adds a new session to its agent's index; returns its empty meta. */
+  async #register(session: SessionRef, createdAt: string): Promise<SessionMeta> {
+    const index = `sessions:${digest(session.accountId, session.agentId)}`;
+    let pos = 0;
+    await this.#locked(`index:${index}`, async (lease) => {
+      pos = await this.#count(`${index}:n`);
+      await this.#set(`${index}:${pos}`, session.sessionId);
+      this.#stillHeld(lease);
+      await this.#set(`${index}:n`, pos + 1);
+    });
+    return { session_id: session.sessionId, created_at: createdAt, updated_at: createdAt, n: 0, pos };
   }
 
   async close(): Promise<void> {
@@ -155,6 +216,19 @@ export class KeyvStore implements AgentStore {
     }
   }
 }
+
+/** What the store keeps about a session besides its messages. */
+interface SessionMeta {
+  session_id: string;
+  created_at: string;
+  updated_at: string;
+  /** How many messages it has. */
+  n: number;
+  /** Its position in the agent's session index. */
+  pos: number;
+}
+
+const info = (meta: SessionMeta): SessionInfo => ({ session_id: meta.session_id, created_at: meta.created_at, updated_at: meta.updated_at, message_count: meta.n });
 
 function sessionKey({ accountId, agentId, sessionId }: SessionRef): string {
   return `session:${digest(accountId, agentId, sessionId)}`;

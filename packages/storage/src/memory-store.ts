@@ -1,4 +1,11 @@
-import type { AgentRecord, AgentStore, SessionMessage, SessionRef } from '@agenthost/core';
+import type { AgentRecord, AgentStore, MessageWindow, SessionInfo, SessionMessage, SessionPage, SessionRef } from '@agenthost/core';
+
+interface StoredSession {
+  info: SessionInfo;
+  messages: SessionMessage[];
+  /** Position in the agent's session index. */
+  pos: number;
+}
 
 /**
  * Keeps everything in this process's memory: fast, and gone when the process ends. For development,
@@ -9,7 +16,9 @@ import type { AgentRecord, AgentStore, SessionMessage, SessionRef } from '@agent
  */
 export class MemoryStore implements AgentStore {
   readonly #agents = new Map<string, Map<string, AgentRecord>>();
-  readonly #sessions = new Map<string, SessionMessage[]>();
+  readonly #sessions = new Map<string, StoredSession>();
+  /** Per (account, agent): session ids by position, `undefined` where one was deleted. */
+  readonly #indexes = new Map<string, (string | undefined)[]>();
 
   async createAgent(accountId: string, agent: AgentRecord): Promise<void> {
     let agents = this.#agents.get(accountId);
@@ -27,20 +36,63 @@ export class MemoryStore implements AgentStore {
   }
 
   async appendMessages(session: SessionRef, messages: SessionMessage[]): Promise<void> {
+    if (messages.length === 0) return;
     const key = sessionKey(session);
-    const copies = structuredClone(messages);
-    const history = this.#sessions.get(key);
-    if (history) history.push(...copies);
-    else this.#sessions.set(key, copies);
+    let stored = this.#sessions.get(key);
+    if (!stored) {
+      const index = this.#index(session.accountId, session.agentId);
+      const first = messages[0]!.created_at;
+      stored = { info: { session_id: session.sessionId, created_at: first, updated_at: first, message_count: 0 }, messages: [], pos: index.length };
+      index.push(session.sessionId);
+      this.#sessions.set(key, stored);
+    }
+    stored.messages.push(...structuredClone(messages));
+    stored.info.message_count = stored.messages.length;
+    stored.info.updated_at = messages.at(-1)!.created_at;
   }
 
-  async readMessages(session: SessionRef, options: { last?: number } = {}): Promise<SessionMessage[]> {
-    const history = this.#sessions.get(sessionKey(session)) ?? [];
-    const from = options.last === undefined ? 0 : Math.max(0, history.length - options.last);
+  async readMessages(session: SessionRef, window: MessageWindow = {}): Promise<SessionMessage[]> {
+    const history = this.#sessions.get(sessionKey(session))?.messages ?? [];
+    if ('offset' in window) return structuredClone(history.slice(window.offset, window.offset + window.limit));
+    const from = window.last === undefined ? 0 : Math.max(0, history.length - window.last);
     return structuredClone(history.slice(from));
   }
 
+  async getSession(session: SessionRef): Promise<SessionInfo | undefined> {
+    const stored = this.#sessions.get(sessionKey(session));
+    return stored && structuredClone(stored.info);
+  }
+
+  async listSessions(accountId: string, agentId: string, { limit, before }: { limit: number; before?: number }): Promise<SessionPage> {
+    const index = this.#indexes.get(JSON.stringify([accountId, agentId])) ?? [];
+    const sessions: SessionInfo[] = [];
+    let pos = Math.min(before ?? index.length, index.length) - 1;
+    for (; pos >= 0 && sessions.length < limit; pos--) {
+      const id = index[pos];
+      const stored = id === undefined ? undefined : this.#sessions.get(sessionKey({ accountId, agentId, sessionId: id }));
+      if (stored) sessions.push(structuredClone(stored.info));
+    }
+    const more = index.slice(0, pos + 1).some((id) => id !== undefined);
+    return { sessions, next: more ? pos + 1 : null };
+  }
+
+  async deleteSession(session: SessionRef): Promise<boolean> {
+    const key = sessionKey(session);
+    const stored = this.#sessions.get(key);
+    if (!stored) return false;
+    this.#sessions.delete(key);
+    this.#index(session.accountId, session.agentId)[stored.pos] = undefined;
+    return true;
+  }
+
   async close(): Promise<void> {}
+
+  #index(accountId: string, agentId: string): (string | undefined)[] {
+    const key = JSON.stringify([accountId, agentId]);
+    let index = this.#indexes.get(key);
+    if (!index) this.#indexes.set(key, (index = []));
+    return index;
+  }
 }
 
 // A JSON array cannot collide: ("a:b", "c") and ("a", "b:c") give different keys.

@@ -1,4 +1,4 @@
-import type { AgentRecord, SessionMessage } from '../records.js';
+import type { AgentRecord, SessionInfo, SessionMessage } from '../records.js';
 
 /** Names one conversation. Sessions belong to (account, agent): the same `sessionId` elsewhere is another one. */
 export interface SessionRef {
@@ -7,8 +7,18 @@ export interface SessionRef {
   sessionId: string;
 }
 
+/** Which messages of a session to read: the newest `last`, or `limit` from position `offset` (0 = oldest). */
+export type MessageWindow = { last?: number } | { offset: number; limit: number };
+
+/** One page of an agent's sessions, newest first. */
+export interface SessionPage {
+  sessions: SessionInfo[];
+  /** Pass as `before` to get the next (older) page; `null` when there is none. */
+  next: number | null;
+}
+
 /**
- * The storage port, version 1. Every backend runs the storage contract suite
+ * The storage port, version 2. Every backend runs the storage contract suite
  * (`@agenthost/storage/test`), which checks each guarantee below.
  *
  * A backend must guarantee:
@@ -31,9 +41,19 @@ export interface AgentStore {
   appendMessages(session: SessionRef, messages: SessionMessage[]): Promise<void>;
   /**
    * A session's messages in order, or `[]` for an unknown session. With `last`, only the newest
-   * `last` messages (still oldest first).
+   * `last` messages (still oldest first); with `offset` and `limit`, that page. The cost is that of
+   * the messages returned, not of the session's length.
    */
-  readMessages(session: SessionRef, options?: { last?: number }): Promise<SessionMessage[]>;
+  readMessages(session: SessionRef, window?: MessageWindow): Promise<SessionMessage[]>;
+  /** What is known of a session, or `undefined` when it has no messages. */
+  getSession(session: SessionRef): Promise<SessionInfo | undefined>;
+  /**
+   * An agent's sessions, newest (first stored) first: at most `limit`, starting below position
+   * `before` when given. The cost is that of the page, not of the agent's history.
+   */
+  listSessions(accountId: string, agentId: string, options: { limit: number; before?: number }): Promise<SessionPage>;
+  /** Deletes a session and its messages; `false` when there was none. A later append starts it anew. */
+  deleteSession(session: SessionRef): Promise<boolean>;
   /** Releases connections. Optional. */
   close?(): Promise<void>;
 }

@@ -141,6 +141,62 @@ export function storageContractTests(
       assert.deepStrictEqual(await store.readMessages(ref), messages);
     },
 
+    'a session reports its timestamps and count; an unknown one is undefined': async (store) => {
+      const ref: SessionRef = { accountId: unique('acct'), agentId: unique('agt'), sessionId: 'info' };
+      assert.equal(await store.getSession(ref), undefined);
+      await store.appendMessages(ref, turn(1));
+      await store.appendMessages(ref, [{ role: 'user', content: 'later', created_at: '2026-01-02T00:00:00.000Z' }]);
+      assert.deepStrictEqual(await store.getSession(ref), { session_id: 'info', created_at: '2026-01-01T00:00:00.000Z', updated_at: '2026-01-02T00:00:00.000Z', message_count: 3 });
+    },
+
+    'messages read in pages by offset and limit': async (store) => {
+      const ref: SessionRef = { accountId: unique('acct'), agentId: unique('agt'), sessionId: unique('ses') };
+      for (let i = 0; i < 5; i++) await store.appendMessages(ref, turn(i));
+      assert.deepStrictEqual(await store.readMessages(ref, { offset: 0, limit: 3 }), [...turn(0), turn(1)[0]!]);
+      assert.deepStrictEqual(await store.readMessages(ref, { offset: 8, limit: 3 }), turn(4));
+      assert.deepStrictEqual(await store.readMessages(ref, { offset: 10, limit: 3 }), []);
+    },
+
+    "an agent's sessions list newest first, in pages, and only that agent's": async (store) => {
+      const [accountId, agentId] = [unique('acct'), unique('agt')];
+      for (let i = 0; i < 25; i++) await store.appendMessages({ accountId, agentId, sessionId: `s${i}` }, turn(i));
+      await store.appendMessages({ accountId, agentId: unique('agt'), sessionId: 'other-agent' }, turn(0));
+      await store.appendMessages({ accountId: unique('acct'), agentId, sessionId: 'other-account' }, turn(0));
+      await store.appendMessages({ accountId, agentId, sessionId: 's3' }, turn(99));
+      const seen: string[] = [];
+      let before: number | undefined;
+      const sizes: number[] = [];
+      for (let page = 0; page < 5; page++) {
+        const result = await store.listSessions(accountId, agentId, { limit: 10, ...(before !== undefined && { before }) });
+        sizes.push(result.sessions.length);
+        seen.push(...result.sessions.map((x) => x.session_id));
+        if (result.next === null) break;
+        before = result.next;
+      }
+      assert.deepStrictEqual(sizes, [10, 10, 5]);
+      assert.deepStrictEqual(seen, Array.from({ length: 25 }, (_, i) => `s${24 - i}`));
+      const s3 = (await store.listSessions(accountId, agentId, { limit: 100 })).sessions.find((x) => x.session_id === 's3');
+      assert.equal(s3?.message_count, 4);
+    },
+
+    'a deleted session is gone, a second delete finds nothing, and the id can start anew': async (store) => {
+      const [accountId, agentId] = [unique('acct'), unique('agt')];
+      const ref: SessionRef = { accountId, agentId, sessionId: 'gone' };
+      await store.appendMessages(ref, turn(1));
+      await store.appendMessages({ accountId, agentId, sessionId: 'kept' }, turn(2));
+      assert.equal(await store.deleteSession(ref), true);
+      assert.equal(await store.deleteSession(ref), false);
+      assert.equal(await store.getSession(ref), undefined);
+      assert.deepStrictEqual(await store.readMessages(ref), []);
+      assert.deepStrictEqual((await store.listSessions(accountId, agentId, { limit: 10 })).sessions.map((x) => x.session_id), ['kept']);
+      await store.appendMessages(ref, turn(3));
+      assert.deepStrictEqual(await store.readMessages(ref), turn(3));
+      assert.deepStrictEqual((await store.listSessions(accountId, agentId, { limit: 10 })).sessions.map((x) => [x.session_id, x.message_count]), [
+        ['gone', 2],
+        ['kept', 2],
+      ]);
+    },
+
     'concurrent creates for one account all land': async (store) => {
       const account = unique('acct');
       const ids = Array.from({ length: 100 }, () => unique('agt'));
