@@ -3,7 +3,7 @@ import { AgentHostError } from './errors/agenthost-error.js';
 import { ConflictError } from './errors/conflict-error.js';
 import { InvalidInputError } from './errors/invalid-input-error.js';
 import { NotFoundError } from './errors/not-found-error.js';
-import { ProviderError } from './errors/provider-error.js';
+import { providerFailure } from './provider-failures.js';
 import { StorageUnavailableError } from './errors/storage-unavailable-error.js';
 import { inProcessLocks } from './locks/in-process-locks.js';
 import { randomId, type IdGenerator } from './ids.js';
@@ -239,7 +239,7 @@ export class AgentService {
     } catch (error) {
       if (signal?.aborted) throw signal.reason ?? error;
       if (lease?.signal.aborted) throw new StorageUnavailableError({ message: 'Lost the session lock during the run; nothing was stored', cause: error });
-      throw new ProviderError({ timeout: timeout.aborted, cause: error });
+      throw providerFailure(error, timeout.aborted);
     }
     signal?.throwIfAborted();
     if (lease?.signal.aborted) throw new StorageUnavailableError({ message: 'Lost the session lock during the run; nothing was stored' });

@@ -9,6 +9,7 @@ export const STATUS_BY_CODE: Readonly<Record<ErrorCode, number>> = Object.freeze
   conflict: 409,
   storage_unavailable: 503,
   provider_error: 502,
+  provider_rate_limited: 503,
   provider_timeout: 504,
   internal: 500,
 });
@@ -37,7 +38,8 @@ export function errorResponse(error: unknown, options: { bodyLimit: string | num
   if (AgentHostError.isInstance(error)) {
     const status = STATUS_BY_CODE[error.code] ?? 500;
     if (status === 500) return { response: failure(500, INTERNAL_ERROR_MESSAGE), unexpected: true };
-    return { response: failure(status, error.message, error.details), unexpected: false };
+    const headers = error.retryAfterSeconds === undefined ? undefined : { 'Retry-After': String(error.retryAfterSeconds) };
+    return { response: failure(status, error.message, error.details, headers), unexpected: false };
   }
   if (isHttpLayerError(error)) {
     if (error instanceof URIError || error.message?.startsWith('Failed to decode param')) {

@@ -25,6 +25,6 @@ describe('AgentHostError', () => {
       { name: { message: 'name is required', path: ['name'] } },
       cause,
     ]);
-    expect([new ProviderError({ timeout: true }).code, new ProviderError().code]).toStrictEqual(['provider_timeout', 'provider_error']);
+    expect([new ProviderError({ failure: 'timeout' }).code, new ProviderError().code]).toStrictEqual(['provider_timeout', 'provider_error']);
   });
 });

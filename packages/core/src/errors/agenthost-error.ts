@@ -12,6 +12,7 @@ export type ErrorCode =
   | 'conflict'
   | 'storage_unavailable'
   | 'provider_error'
+  | 'provider_rate_limited'
   | 'provider_timeout'
   | 'internal';
 
@@ -35,12 +36,27 @@ export class AgentHostError extends Error {
   readonly code: ErrorCode;
   /** Per-field issues, for input errors. */
   readonly details: FieldIssues | undefined;
+  /** For errors that go away by themselves: how many seconds a caller should wait before retrying. */
+  readonly retryAfterSeconds: number | undefined;
 
-  constructor({ code, message, details, cause }: { code: ErrorCode; message: string; details?: FieldIssues; cause?: unknown }) {
+  constructor({
+    code,
+    message,
+    details,
+    cause,
+    retryAfterSeconds,
+  }: {
+    code: ErrorCode;
+    message: string;
+    details?: FieldIssues;
+    cause?: unknown;
+    retryAfterSeconds?: number;
+  }) {
     super(message, cause === undefined ? undefined : { cause });
     this.name = 'AgentHostError';
     this.code = code;
     this.details = details;
+    this.retryAfterSeconds = retryAfterSeconds;
   }
 
   /** True for any agenthost error, whichever copy of the package made it. */

@@ -2,6 +2,6 @@ export { AgentHostError, type ErrorCode, type FieldIssue, type FieldIssues } fro
 export { ConflictError } from './conflict-error.js';
 export { InvalidInputError } from './invalid-input-error.js';
 export { NotFoundError } from './not-found-error.js';
-export { ProviderError } from './provider-error.js';
+export { ProviderError, type ProviderFailure } from './provider-error.js';
 export { StorageUnavailableError } from './storage-unavailable-error.js';
 export { UnauthenticatedError } from './unauthenticated-error.js';

@@ -7,7 +7,7 @@ import { AgentHostError } from './agenthost-error.js';
  */
 export class StorageUnavailableError extends AgentHostError {
   constructor({ message = 'Storage is unavailable; retry later', cause }: { message?: string; cause?: unknown } = {}) {
-    super({ code: 'storage_unavailable', message, cause });
+    super({ code: 'storage_unavailable', message, cause, retryAfterSeconds: 2 });
     this.name = 'StorageUnavailableError';
   }
 }
