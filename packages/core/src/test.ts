@@ -11,5 +11,6 @@ export {
   type FakeOpenAIReply,
   type FakeOpenAIRequest,
   type FakeOpenAIServer,
+  type FakeToolCall,
 } from './testing/fake-openai-server.js';
 export { sequentialIds, testClock, type TestClock } from './testing/test-clock.js';

@@ -19,14 +19,34 @@ export interface FakeOpenAIRequest {
   /** The parsed JSON body, as sent. */
   body: Record<string, unknown>;
   model: string;
-  /** The conversation in order: system/developer, then user and assistant turns. */
+  /** The conversation in order: system/developer, then user, assistant and tool messages. */
   messages: FakeOpenAIMessage[];
+  /** Whether the client asked for a streamed answer. */
+  stream: boolean;
+  /** Names of the tools the client offered. */
+  tools: string[];
+}
+
+/** A tool call the fake model makes. */
+export interface FakeToolCall {
+  name: string;
+  arguments: Record<string, unknown>;
 }
 
 /** How the fake answers one request. */
 export type FakeOpenAIReply =
-  | { text: string; usage?: { input: number; output: number } }
-  | { status: number; body: unknown };
+  /** Text; streamed in `chunks` (default: word by word) when the client asked for a stream. */
+  | { text: string; usage?: { input: number; output: number }; chunks?: string[]; chunkDelayMs?: number }
+  /** The model calls tools instead of answering. */
+  | { toolCalls: FakeToolCall[]; usage?: { input: number; output: number } }
+  /** An HTTP error (or any status) with a JSON body. */
+  | { status: number; body: unknown; headers?: Record<string, string> }
+  /** A body that is not JSON. */
+  | { raw: string; status?: number }
+  /** Never answers; the connection stays open until the client gives up. */
+  | { hang: true }
+  /** Closes the connection without an answer. */
+  | { reset: true };
 
 /** Decides the fake's answer. */
 export type FakeOpenAIHandler = (request: FakeOpenAIRequest) => FakeOpenAIReply | Promise<FakeOpenAIReply>;
@@ -51,13 +71,32 @@ function textOf(content: unknown): string {
   return '';
 }
 
+interface WireItem {
+  role?: string;
+  type?: string;
+  content?: unknown;
+  name?: string;
+  arguments?: string;
+  output?: unknown;
+  tool_calls?: { function: { name: string; arguments: string } }[];
+}
+
 function normalise(api: FakeOpenAIApi, body: Record<string, unknown>): FakeOpenAIMessage[] {
   const items = api === 'chat' ? body.messages : body.input;
   if (typeof items === 'string') return [{ role: 'user', content: items }];
   if (!Array.isArray(items)) return [];
-  return items
-    .filter((m: { role?: unknown }) => typeof m?.role === 'string')
-    .map((m: { role: string; content?: unknown }) => ({ role: m.role, content: textOf(m.content) }));
+  return (items as WireItem[]).flatMap((m): FakeOpenAIMessage[] => {
+    if (m.type === 'function_call') return [{ role: 'assistant', content: `call ${m.name}(${m.arguments})` }];
+    if (m.type === 'function_call_output') return [{ role: 'tool', content: typeof m.output === 'string' ? m.output : JSON.stringify(m.output) }];
+    if (typeof m.role !== 'string') return [];
+    if (m.tool_calls?.length) return m.tool_calls.map((c) => ({ role: 'assistant', content: `call ${c.function.name}(${c.function.arguments})` }));
+    return [{ role: m.role, content: textOf(m.content) }];
+  });
+}
+
+function toolNames(body: Record<string, unknown>): string[] {
+  const tools = Array.isArray(body.tools) ? (body.tools as { name?: string; function?: { name?: string } }[]) : [];
+  return tools.map((t) => t.function?.name ?? t.name ?? '').filter(Boolean);
 }
 
 const words = (s: string) => s.split(/\s+/).filter(Boolean).length;
@@ -69,48 +108,96 @@ export const defaultFakeReply: FakeOpenAIHandler = (request) => {
   return { text, usage: { input: request.messages.reduce((n, m) => n + 1 + words(m.content), 0), output: words(text) } };
 };
 
-function chatBody(model: string, text: string, usage: { input: number; output: number }) {
+const chatUsage = (usage: { input: number; output: number }) => ({ prompt_tokens: usage.input, completion_tokens: usage.output, total_tokens: usage.input + usage.output });
+const chatCalls = (calls: FakeToolCall[]) =>
+  calls.map((c, i) => ({ id: `call_${i + 1}`, type: 'function', function: { name: c.name, arguments: JSON.stringify(c.arguments) } }));
+
+function chatBody(model: string, reply: TextOrCalls, usage: { input: number; output: number }) {
+  const message = 'toolCalls' in reply ? { role: 'assistant', content: null, tool_calls: chatCalls(reply.toolCalls) } : { role: 'assistant', content: reply.text };
   return {
     id: 'chatcmpl-fake',
     object: 'chat.completion',
     created: 1_700_000_000,
     model,
-    choices: [{ index: 0, message: { role: 'assistant', content: text }, finish_reason: 'stop', logprobs: null }],
-    usage: { prompt_tokens: usage.input, completion_tokens: usage.output, total_tokens: usage.input + usage.output },
+    choices: [{ index: 0, message, finish_reason: 'toolCalls' in reply ? 'tool_calls' : 'stop', logprobs: null }],
+    usage: chatUsage(usage),
   };
 }
 
-function responsesBody(model: string, text: string, usage: { input: number; output: number }) {
+function* chatStream(model: string, reply: TextOrCalls, usage: { input: number; output: number }) {
+  const chunk = (delta: unknown, finish: string | null = null) => ({
+    id: 'chatcmpl-fake',
+    object: 'chat.completion.chunk',
+    created: 1_700_000_000,
+    model,
+    choices: [{ index: 0, delta, finish_reason: finish, logprobs: null }],
+  });
+  yield chunk({ role: 'assistant', content: '' });
+  if ('toolCalls' in reply) {
+    for (const [index, call] of chatCalls(reply.toolCalls).entries()) yield chunk({ tool_calls: [{ index, ...call }] });
+    yield chunk({}, 'tool_calls');
+  } else {
+    for (const piece of pieces(reply)) yield chunk({ content: piece });
+    yield chunk({}, 'stop');
+  }
+  yield { id: 'chatcmpl-fake', object: 'chat.completion.chunk', created: 1_700_000_000, model, choices: [], usage: chatUsage(usage) };
+}
+
+type TextOrCalls = { text: string; chunks?: string[] } | { toolCalls: FakeToolCall[] };
+
+const pieces = (reply: { text: string; chunks?: string[] }) => reply.chunks ?? reply.text.match(/\S+\s*|\s+/g) ?? [''];
+
+const responsesUsage = (usage: { input: number; output: number }) => ({
+  input_tokens: usage.input,
+  input_tokens_details: { cached_tokens: 0 },
+  output_tokens: usage.output,
+  output_tokens_details: { reasoning_tokens: 0 },
+  total_tokens: usage.input + usage.output,
+});
+
+function responsesOutput(reply: TextOrCalls) {
+  if ('toolCalls' in reply) {
+    return reply.toolCalls.map((c, i) => ({ type: 'function_call', id: `fc_${i + 1}`, call_id: `call_${i + 1}`, name: c.name, arguments: JSON.stringify(c.arguments), status: 'completed' }));
+  }
+  return [{ type: 'message', id: 'msg_fake', status: 'completed', role: 'assistant', content: [{ type: 'output_text', text: reply.text, annotations: [] }] }];
+}
+
+function responsesBody(model: string, reply: TextOrCalls, usage: { input: number; output: number }) {
   return {
     id: 'resp_fake',
     object: 'response',
     created_at: 1_700_000_000,
     status: 'completed',
     model,
-    output: [
-      {
-        type: 'message',
-        id: 'msg_fake',
-        status: 'completed',
-        role: 'assistant',
-        content: [{ type: 'output_text', text, annotations: [] }],
-      },
-    ],
+    output: responsesOutput(reply),
     incomplete_details: null,
-    usage: {
-      input_tokens: usage.input,
-      input_tokens_details: { cached_tokens: 0 },
-      output_tokens: usage.output,
-      output_tokens_details: { reasoning_tokens: 0 },
-      total_tokens: usage.input + usage.output,
-    },
+    usage: responsesUsage(usage),
   };
+}
+
+function* responsesStream(model: string, reply: TextOrCalls, usage: { input: number; output: number }) {
+  const base = { id: 'resp_fake', object: 'response', created_at: 1_700_000_000, model, incomplete_details: null };
+  yield { type: 'response.created', response: { ...base, status: 'in_progress', output: [] } };
+  const output = responsesOutput(reply);
+  if ('toolCalls' in reply) {
+    for (const [i, item] of output.entries()) {
+      yield { type: 'response.output_item.added', output_index: i, item: { ...item, arguments: '', status: 'in_progress' } };
+      yield { type: 'response.function_call_arguments.delta', item_id: item.id, output_index: i, delta: (item as { arguments: string }).arguments };
+      yield { type: 'response.output_item.done', output_index: i, item };
+    }
+  } else {
+    yield { type: 'response.output_item.added', output_index: 0, item: { type: 'message', id: 'msg_fake', status: 'in_progress', role: 'assistant', content: [] } };
+    for (const delta of pieces(reply)) yield { type: 'response.output_text.delta', item_id: 'msg_fake', output_index: 0, content_index: 0, delta, logprobs: [] };
+    yield { type: 'response.output_item.done', output_index: 0, item: output[0] };
+  }
+  yield { type: 'response.completed', response: { ...base, status: 'completed', output, usage: responsesUsage(usage) } };
 }
 
 /**
  * Starts an OpenAI-compatible server on 127.0.0.1 (a free port) that answers `POST /v1/chat/completions`
- * and `POST /v1/responses` (non-streaming), and records each request. For tests that drive the real
- * `@ai-sdk/openai` provider without a network.
+ * and `POST /v1/responses`, streamed or not, and records each request. The reply handler decides each
+ * answer: text, tool calls, an error status, a body that is not JSON, a hang or a reset connection.
+ * For tests that drive the real `@ai-sdk/openai` provider without a network.
  */
 export async function startFakeOpenAIServer(options: { reply?: FakeOpenAIHandler } = {}): Promise<FakeOpenAIServer> {
   let handler = options.reply ?? defaultFakeReply;
@@ -135,15 +222,39 @@ export async function startFakeOpenAIServer(options: { reply?: FakeOpenAIHandler
         body,
         model: String(body.model),
         messages: normalise(api, body),
+        stream: body.stream === true,
+        tools: toolNames(body),
       };
       requests.push(request);
       const reply = await handler(request);
-      if ('status' in reply) return send(reply.status, reply.body);
+      if ('hang' in reply) return;
+      if ('reset' in reply) return req.socket.destroy();
+      if ('raw' in reply) {
+        res.writeHead(reply.status ?? 200, { 'content-type': 'application/json' });
+        return res.end(reply.raw);
+      }
+      if ('status' in reply) {
+        res.writeHead(reply.status, { 'content-type': 'application/json', ...reply.headers });
+        return res.end(JSON.stringify(reply.body));
+      }
       const usage = reply.usage ?? { input: 0, output: 0 };
-      send(200, api === 'chat' ? chatBody(request.model, reply.text, usage) : responsesBody(request.model, reply.text, usage));
+      if (!request.stream) return send(200, api === 'chat' ? chatBody(request.model, reply, usage) : responsesBody(request.model, reply, usage));
+      res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
+      const delay = 'chunkDelayMs' in reply ? (reply.chunkDelayMs ?? 0) : 0;
+      for (const event of api === 'chat' ? chatStream(request.model, reply, usage) : responsesStream(request.model, reply, usage)) {
+        if (res.destroyed) return;
+        res.write(`data: ${JSON.stringify(event)}\n\n`);
+        if (delay) await new Promise((resolve) => setTimeout(resolve, delay));
+      }
+      res.end(api === 'chat' ? 'data: [DONE]\n\n' : '');
     } catch (error) {
       send(500, { error: { message: String(error), type: 'server_error' } });
     }
+  });
+  const sockets = new Set<import('node:net').Socket>();
+  server.on('connection', (socket) => {
+    sockets.add(socket);
+    socket.on('close', () => sockets.delete(socket));
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port } = server.address() as AddressInfo;
@@ -155,6 +266,7 @@ export async function startFakeOpenAIServer(options: { reply?: FakeOpenAIHandler
     },
     close: () =>
       new Promise<void>((resolve, reject) => {
+        for (const socket of sockets) socket.destroy();
         server.closeAllConnections();
         server.close((err) => (err ? reject(err) : resolve()));
       }),
