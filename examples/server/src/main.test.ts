@@ -55,7 +55,7 @@ describe('the standalone server', () => {
       // The fake counts words plus one per message: (1+4) + (1+2) = 8 in; 'Reply to: Hi there' is 4 out.
       expect(run).toStrictEqual({
         status: 200,
-        body: { success: true, data: { output: 'Reply to: Hi there', session_id: run.body.data.session_id, metadata: { model: 'llama3.2', tool_used: null, tokens: { prompt: 8, completion: 4, total: 12 } } }, status: 200 },
+        body: { success: true, data: { output: 'Reply to: Hi there', session_id: run.body.data.session_id, metadata: { model: 'llama3.2', tool_used: null, tokens: { prompt: 8, completion: 4, total: 12 }, omitted_messages: 0 } }, status: 200 },
       });
       expect(fake.requests.map((r) => [r.api, r.model, r.messages])).toStrictEqual([
         ['chat', 'llama3.2', [{ role: 'system', content: 'Answer in one line.' }, { role: 'user', content: 'Hi there' }]],

@@ -160,7 +160,7 @@ describe('runAgent', () => {
     expect(result).toStrictEqual({
       output: 'reply 1 to Hello',
       session_id: 'session_1',
-      metadata: { model: 'mock', tool_used: null, tokens: { prompt: 10, completion: 4, total: 14 } },
+      metadata: { model: 'mock', tool_used: null, tokens: { prompt: 10, completion: 4, total: 14 }, omitted_messages: 0 },
     });
     expect(model.doGenerateCalls[0]!.prompt).toStrictEqual([
       { role: 'system', content: agentInput.instruction },
@@ -291,7 +291,7 @@ describe('runAgent', () => {
     const service = makeService({ tools });
     const { agent_id } = await service.createAgent(ACME, { ...agentInput, tool: 'calculator' });
     const result = await service.runAgent(ACME, agent_id, { input: 'What is 2 + 3?', session_id: 's' });
-    expect(result).toStrictEqual({ output: '2 + 3 = 5', session_id: 's', metadata: { model: 'mock', tool_used: 'calculator', tokens: { prompt: 50, completion: 11, total: 61 } } });
+    expect(result).toStrictEqual({ output: '2 + 3 = 5', session_id: 's', metadata: { model: 'mock', tool_used: 'calculator', tokens: { prompt: 50, completion: 11, total: 61 }, omitted_messages: 0 } });
     expect(calls).toStrictEqual([[2, 3]]);
     expect(model.doGenerateCalls[0]!.tools?.map((t) => t.name)).toStrictEqual(['add']);
     expect((await store.readMessages({ accountId: ACME, agentId: agent_id, sessionId: 's' })).map((m) => m.content)).toStrictEqual(['What is 2 + 3?', '2 + 3 = 5']);

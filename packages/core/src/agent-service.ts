@@ -1,18 +1,20 @@
-import { generateText, stepCountIs, type ModelMessage } from 'ai';
+import { generateText, stepCountIs, streamText, type ModelMessage, type ToolSet } from 'ai';
+import { DEFAULT_CONTEXT_WINDOW, DEFAULT_CONTEXT_WINDOWS, estimateTokens, fitHistory } from './context-window.js';
 import { AgentHostError } from './errors/agenthost-error.js';
 import { ConflictError } from './errors/conflict-error.js';
 import { InvalidInputError } from './errors/invalid-input-error.js';
 import { NotFoundError } from './errors/not-found-error.js';
-import { providerFailure } from './provider-failures.js';
 import { StorageUnavailableError } from './errors/storage-unavailable-error.js';
-import { inProcessLocks } from './locks/in-process-locks.js';
 import { randomId, type IdGenerator } from './ids.js';
+import { inProcessLocks } from './locks/in-process-locks.js';
 import type { AgentStore, SessionRef } from './ports/agent-store.js';
 import type { Lease, LockProvider } from './ports/lock-provider.js';
 import type { ChatModel, ModelProvider } from './ports/model-provider.js';
 import type { ToolProvider } from './ports/tool-provider.js';
-import type { AgentRecord, RunResult, SessionMessage } from './records.js';
-import { createAgentInputSchema, runAgentInputSchema, type CreateAgentInput, type RunAgentInput } from './schemas.js';
+import { providerFailure } from './provider-failures.js';
+import type { AgentRecord, RunEvent, RunResult, SessionList, SessionMessage, SessionWithMessages } from './records.js';
+import { SESSION_ID_PATTERN, createAgentInputSchema, runAgentInputSchema, type CreateAgentInput, type RunAgentInput } from './schemas.js';
+import { outputFormat } from './structured-output.js';
 import { staticTools } from './tools/static-tools.js';
 import { parseInput } from './validation.js';
 
@@ -28,14 +30,20 @@ export interface AgentServiceOptions {
   now?: () => Date;
   /** Makes agent and session ids (default: 128 random bits, base64url). */
   generateId?: IdGenerator;
-  /** How many earlier messages a run sends to the model at most, newest kept (default 100). */
+  /** How many earlier messages a run reads at most, before fitting them to the context budget (default 200). */
   historyLimit?: number;
   /** How long one run may wait for the provider, retries included, in ms (default 60 000). */
   providerTimeoutMs?: number;
-  /** How often a retryable provider failure is retried (default 2). */
+  /** How often a retryable provider failure is retried, with backoff (default 2). */
   maxRetries?: number;
   /** How many model steps a run with a tool may take (default 5). */
   maxToolSteps?: number;
+  /** Longest run input, in characters (default 32 000). */
+  maxInputChars?: number;
+  /** Most tokens a model may answer with in one step (default 4 096). */
+  maxOutputTokens?: number;
+  /** Context windows by model name, in tokens, over {@link DEFAULT_CONTEXT_WINDOWS}. */
+  contextWindows?: Record<string, number>;
   /**
    * Serialises runs of one session. The default works within one process; servers that share a
    * store must share a lock provider too (see `@agenthost/storage`).
@@ -51,22 +59,65 @@ export interface RunOptions {
   signal?: AbortSignal;
 }
 
+/** Options of a paged read. */
+export interface PageOptions {
+  /** Page size: 1 to 100 (default 20 sessions, 100 messages). */
+  limit?: number;
+  /** The `next_cursor` of the previous page. */
+  cursor?: string;
+}
+
+interface PreparedRun {
+  agent: AgentRecord;
+  model: ChatModel;
+  session: SessionRef;
+  input: string;
+  messages: ModelMessage[];
+  omitted: number;
+  tools: ToolSet | undefined;
+  output: ReturnType<typeof outputFormat>;
+  lease: Lease | undefined;
+  startedAt: string;
+}
+
+/** Longest id a caller can name: ids the service makes are far shorter. */
+const MAX_ID_LENGTH = 128;
+/** Tokens set aside for the definitions of an agent's tools, per tool. */
+const TOKENS_PER_TOOL = 500;
+
 function positiveInteger(name: string, value: number | undefined, fallback: number): number {
   const v = value ?? fallback;
   if (!Number.isSafeInteger(v) || v < 1) throw new TypeError(`AgentService: ${name} must be a positive integer, got ${value}`);
   return v;
 }
 
-/** Longest id a caller can name: ids the service makes are far shorter. */
-const MAX_ID_LENGTH = 128;
-
 function requireAccount(accountId: string): void {
   if (typeof accountId !== 'string' || accountId.length === 0) throw new TypeError('AgentService: accountId must be a non-empty string');
 }
 
+function field(name: string, message: string): InvalidInputError {
+  return new InvalidInputError({ details: { [name]: { message, path: [name] } } });
+}
+
+function pageLimit(limit: number | undefined, fallback: number): number {
+  const v = limit ?? fallback;
+  if (!Number.isSafeInteger(v) || v < 1 || v > 100) throw field('limit', 'limit must be a whole number from 1 to 100');
+  return v;
+}
+
+const encodeCursor = (position: number) => Buffer.from(`p${position}`).toString('base64url');
+
+function decodeCursor(cursor: string | undefined): number | undefined {
+  if (cursor === undefined) return undefined;
+  const match = /^p(\d{1,15})$/.exec(Buffer.from(cursor, 'base64url').toString('utf8'));
+  if (!match) throw field('cursor', 'cursor is not one this server gave out');
+  return Number(match[1]);
+}
+
 /**
- * Creates, lists, fetches and runs agents, each call scoped to the account the caller names.
- * Transport-neutral: it throws {@link AgentHostError}s with codes, never HTTP statuses.
+ * Creates, lists, fetches and runs agents, and reads their conversations, each call scoped to the
+ * account the caller names. Transport-neutral: it throws {@link AgentHostError}s with codes, never
+ * HTTP statuses.
  *
  * @example
  * const service = new AgentService({ store: new MemoryStore(), models: echoModels() });
@@ -83,6 +134,9 @@ export class AgentService {
   readonly #providerTimeoutMs: number;
   readonly #maxRetries: number;
   readonly #maxToolSteps: number;
+  readonly #maxInputChars: number;
+  readonly #maxOutputTokens: number;
+  readonly #contextWindows: Record<string, number>;
   readonly #locks: LockProvider;
   readonly #runWaitMs: number;
 
@@ -94,13 +148,16 @@ export class AgentService {
     this.#tools = options.tools ?? staticTools();
     this.#now = options.now ?? (() => new Date());
     this.#generateId = options.generateId ?? randomId;
-    // An even window keeps whole turns: the oldest message sent is always a user message.
-    this.#historyLimit = positiveInteger('historyLimit', options.historyLimit, 100);
+    // An even window keeps whole turns: the oldest message read is always a user message.
+    this.#historyLimit = positiveInteger('historyLimit', options.historyLimit, 200);
     this.#historyLimit -= this.#historyLimit % 2;
     this.#providerTimeoutMs = positiveInteger('providerTimeoutMs', options.providerTimeoutMs, 60_000);
     this.#maxRetries = options.maxRetries ?? 2;
     if (!Number.isSafeInteger(this.#maxRetries) || this.#maxRetries < 0) throw new TypeError('AgentService: maxRetries must be a non-negative integer');
     this.#maxToolSteps = positiveInteger('maxToolSteps', options.maxToolSteps, 5);
+    this.#maxInputChars = positiveInteger('maxInputChars', options.maxInputChars, 32_000);
+    this.#maxOutputTokens = positiveInteger('maxOutputTokens', options.maxOutputTokens, 4_096);
+    this.#contextWindows = { ...DEFAULT_CONTEXT_WINDOWS, ...options.contextWindows };
     this.#locks = options.locks ?? inProcessLocks();
     this.#runWaitMs = positiveInteger('runWaitMs', options.runWaitMs, 30_000);
   }
@@ -123,18 +180,12 @@ export class AgentService {
     requireAccount(accountId);
     const config = parseInput(createAgentInputSchema, input);
     if (!this.#models.languageModel(config.model)) {
-      const supported = this.listModels().join(', ');
-      throw new InvalidInputError({
-        details: { model: { message: `Unsupported model "${config.model}". Supported models: ${supported}`, path: ['model'] } },
-      });
+      throw field('model', `Unsupported model "${config.model}". Supported models: ${this.listModels().join(', ')}`);
     }
     if (config.tool !== null && !this.#tools.tools(config.tool)) {
       const supported = this.listTools();
-      const list = supported.length ? `Supported tools: ${supported.join(', ')}` : 'This server offers no tools';
-      throw new InvalidInputError({
-        message: `Unknown tool "${config.tool}". ${list}`,
-        details: { tool: { message: `Unknown tool "${config.tool}". ${list}`, path: ['tool'] } },
-      });
+      const message = `Unknown tool "${config.tool}". ${supported.length ? `Supported tools: ${supported.join(', ')}` : 'This server offers no tools'}`;
+      throw new InvalidInputError({ message, details: { tool: { message, path: ['tool'] } } });
     }
     const agentId = this.#generateId('agent');
     const now = this.#now().toISOString();
@@ -169,31 +220,225 @@ export class AgentService {
 
   /**
    * Runs an agent on a text input. The model sees the agent's instruction as the system prompt, the
-   * session's earlier turns in order, then the input. The input and the reply are stored together,
-   * and only when the model call succeeded.
+   * session's earlier turns in order (as many of the newest as fit the model's context budget), then
+   * the input. The input and the reply are stored together, and only when the model call succeeded.
    *
    * Runs of one session (a given `session_id`) take turns: a run waits for the one before it, up to
    * `runWaitMs`, so each sees the turns before it and no turn is lost.
    *
    * @throws NotFoundError for an unknown agent; InvalidInputError for bad input;
    *   ConflictError when an earlier run of the session holds it past `runWaitMs`;
-   *   ProviderError when the provider fails (`provider_error`) or times out (`provider_timeout`);
-   *   StorageUnavailableError when the store or the lock service fails.
+   *   ProviderError when the provider fails (`provider_error`), rate limits (`provider_rate_limited`)
+   *   or times out (`provider_timeout`); StorageUnavailableError when the store or the lock service fails.
    */
   async runAgent(accountId: string, agentId: string, input: RunAgentInput, options: RunOptions = {}): Promise<RunResult> {
+    const run = await this.#prepare(accountId, agentId, input, options.signal);
+    try {
+      const timeout = AbortSignal.timeout(this.#providerTimeoutMs);
+      let result: Awaited<ReturnType<typeof generateText>>;
+      try {
+        result = await generateText({ ...this.#callSettings(run), abortSignal: this.#abortSignal(timeout, options.signal, run.lease) });
+      } catch (error) {
+        throw this.#callFailure(error, timeout, options.signal, run.lease);
+      }
+      const output = run.output ? JSON.stringify(result.output) : result.text;
+      const calledTool = result.steps.some((step) => step.toolCalls.length > 0);
+      return await this.#commit(run, output, calledTool, result.totalUsage, options.signal);
+    } finally {
+      await this.#release(run.lease);
+    }
+  }
+
+  /**
+   * Runs an agent like {@link runAgent}, reporting text deltas and tool activity as they happen. The
+   * promise settles once the run has started (input checked, agent found, session lock taken), so
+   * those failures throw here; failures after that throw from the iteration. Iterate to the end, or
+   * break out (which aborts the model call): either way the session's lock is released, and a run
+   * that did not reach `done` stores nothing.
+   */
+  async streamAgent(accountId: string, agentId: string, input: RunAgentInput, options: RunOptions = {}): Promise<AsyncIterable<RunEvent>> {
+    const run = await this.#prepare(accountId, agentId, input, options.signal);
+    return this.#stream(run, options.signal);
+  }
+
+  async *#stream(run: PreparedRun, signal: AbortSignal | undefined): AsyncGenerator<RunEvent> {
+    const stopped = new AbortController();
+    const timeout = AbortSignal.timeout(this.#providerTimeoutMs);
+    try {
+      let failure: unknown;
+      let calledTool = false;
+      const result = streamText({
+        ...this.#callSettings(run),
+        abortSignal: AbortSignal.any([stopped.signal, this.#abortSignal(timeout, signal, run.lease)]),
+        onError: ({ error }) => {
+          failure ??= error;
+        },
+      });
+      try {
+        for await (const part of result.fullStream) {
+          if (part.type === 'text-delta' && !run.output) yield { type: 'text-delta', delta: part.text };
+          else if (part.type === 'tool-call') {
+            calledTool = true;
+            yield { type: 'tool-call', tool_call_id: part.toolCallId, tool_name: part.toolName, input: part.input };
+          } else if (part.type === 'tool-result') yield { type: 'tool-result', tool_call_id: part.toolCallId, tool_name: part.toolName, output: part.output };
+          else if (part.type === 'tool-error') {
+            yield { type: 'tool-error', tool_call_id: part.toolCallId, tool_name: part.toolName, error: part.error instanceof Error ? part.error.message : String(part.error) };
+          } else if (part.type === 'error') failure ??= part.error;
+          else if (part.type === 'abort') failure ??= signal?.reason ?? new Error('aborted');
+        }
+        if (failure !== undefined) throw failure;
+        const output = run.output ? JSON.stringify(await result.output) : await result.text;
+        const usage = await result.totalUsage;
+        yield { type: 'done', result: await this.#commit(run, output, calledTool, usage, signal) };
+      } catch (error) {
+        throw this.#callFailure(error, timeout, signal, run.lease);
+      }
+    } finally {
+      stopped.abort(new Error('The stream was closed before the run finished'));
+      await this.#release(run.lease);
+    }
+  }
+
+  /**
+   * The account's sessions of an agent, newest first, a page at a time.
+   * @throws NotFoundError for an unknown agent; InvalidInputError for a bad `limit` or `cursor`.
+   */
+  async listSessions(accountId: string, agentId: string, options: PageOptions = {}): Promise<SessionList> {
+    await this.getAgent(accountId, agentId);
+    const limit = pageLimit(options.limit, 20);
+    const before = decodeCursor(options.cursor);
+    const page = await this.#store.listSessions(accountId, agentId, { limit, ...(before !== undefined && { before }) });
+    return { sessions: page.sessions, next_cursor: page.next === null ? null : encodeCursor(page.next) };
+  }
+
+  /**
+   * A session and one page of its messages, oldest first.
+   * @throws NotFoundError for an unknown agent or session; InvalidInputError for a bad `limit` or `cursor`.
+   */
+  async getSession(accountId: string, agentId: string, sessionId: string, options: PageOptions = {}): Promise<SessionWithMessages> {
+    const session = await this.#sessionRef(accountId, agentId, sessionId);
+    const limit = pageLimit(options.limit, 100);
+    const offset = decodeCursor(options.cursor) ?? 0;
+    const info = await this.#store.getSession(session);
+    if (!info) throw new NotFoundError({ message: 'Session not found' });
+    const messages = await this.#store.readMessages(session, { offset, limit });
+    const next = offset + messages.length;
+    return { ...info, messages, next_cursor: next < info.message_count ? encodeCursor(next) : null };
+  }
+
+  /**
+   * Deletes a session and its messages. Waits for a run of the session in progress, like a run does.
+   * @throws NotFoundError for an unknown agent or session; ConflictError when a run holds the session past `runWaitMs`.
+   */
+  async deleteSession(accountId: string, agentId: string, sessionId: string): Promise<void> {
+    const session = await this.#sessionRef(accountId, agentId, sessionId);
+    const lease = await this.#lockSession(session, undefined);
+    try {
+      if (!(await this.#store.deleteSession(session))) throw new NotFoundError({ message: 'Session not found' });
+    } finally {
+      await this.#release(lease);
+    }
+  }
+
+  async #sessionRef(accountId: string, agentId: string, sessionId: string): Promise<SessionRef> {
+    await this.getAgent(accountId, agentId);
+    if (typeof sessionId !== 'string' || !SESSION_ID_PATTERN.test(sessionId)) throw new NotFoundError({ message: 'Session not found' });
+    return { accountId, agentId, sessionId };
+  }
+
+  async #prepare(accountId: string, agentId: string, input: RunAgentInput, signal: AbortSignal | undefined): Promise<PreparedRun> {
     const agent = await this.getAgent(accountId, agentId);
     const run = parseInput(runAgentInputSchema, input);
+    if (run.input.length > this.#maxInputChars) throw field('input', `input must be at most ${this.#maxInputChars} characters`);
+    const output = outputFormat(run.json_mode ?? undefined, run.json_format ?? undefined);
     const model = this.#resolveModel(agent);
+    const tools = agent.config.tool === null ? undefined : this.#tools.tools(agent.config.tool);
     const session: SessionRef = { accountId, agentId, sessionId: run.session_id ?? this.#generateId('session') };
-    // A session id the server just made is known to nobody else, so only given ids need the lock.
-    const lease = run.session_id ? await this.#lockSession(session, options.signal) : undefined;
-    try {
-      return await this.#run(agent, model, session, run.input, Boolean(run.session_id), lease, options.signal);
-    } finally {
-      await lease?.release().catch(() => {
-        // The lease expires by itself; a failed release only delays the next run of this session.
-      });
+
+    const window = this.#contextWindows[agent.config.model] ?? DEFAULT_CONTEXT_WINDOW;
+    const reserved =
+      this.#maxOutputTokens + estimateTokens(agent.config.instruction) + estimateTokens(run.input) + Object.keys(tools ?? {}).length * TOKENS_PER_TOOL;
+    if (reserved > window) {
+      throw field('input', `input is too long for the context window of ${agent.config.model} (${window} tokens, ${this.#maxOutputTokens} kept for the answer)`);
     }
+
+    // A session id the server just made is known to nobody else, so only given ids need the lock.
+    const lease = run.session_id ? await this.#lockSession(session, signal) : undefined;
+    try {
+      let history: SessionMessage[] = [];
+      let total = 0;
+      if (run.session_id) {
+        history = await this.#store.readMessages(session, { last: this.#historyLimit });
+        total = history.length === this.#historyLimit ? ((await this.#store.getSession(session))?.message_count ?? history.length) : history.length;
+      }
+      const fitted = fitHistory(history, window - reserved);
+      return {
+        agent,
+        model,
+        session,
+        input: run.input,
+        messages: [...fitted.sent.map(toModelMessage), { role: 'user', content: run.input }],
+        omitted: total - fitted.sent.length,
+        tools,
+        output,
+        lease,
+        startedAt: this.#now().toISOString(),
+      };
+    } catch (error) {
+      await this.#release(lease);
+      throw error;
+    }
+  }
+
+  #callSettings(run: PreparedRun) {
+    return {
+      model: run.model,
+      system: run.agent.config.instruction,
+      messages: run.messages,
+      ...(run.tools && { tools: run.tools, stopWhen: stepCountIs(this.#maxToolSteps) }),
+      ...(run.output && { output: run.output }),
+      maxOutputTokens: this.#maxOutputTokens,
+      maxRetries: this.#maxRetries,
+    };
+  }
+
+  #abortSignal(timeout: AbortSignal, signal: AbortSignal | undefined, lease: Lease | undefined): AbortSignal {
+    return AbortSignal.any([timeout, ...(signal ? [signal] : []), ...(lease ? [lease.signal] : [])]);
+  }
+
+  /** What a failed model call becomes: the caller's abort, a lost lease, or a provider failure. */
+  #callFailure(error: unknown, timeout: AbortSignal, signal: AbortSignal | undefined, lease: Lease | undefined): unknown {
+    if (AgentHostError.isInstance(error)) return error;
+    if (signal?.aborted) return signal.reason ?? error;
+    if (lease?.signal.aborted) return new StorageUnavailableError({ message: 'Lost the session lock during the run; nothing was stored', cause: error });
+    return providerFailure(error, timeout.aborted);
+  }
+
+  async #commit(
+    run: PreparedRun,
+    output: string,
+    calledTool: boolean,
+    usage: { inputTokens: number | undefined; outputTokens: number | undefined },
+    signal: AbortSignal | undefined,
+  ): Promise<RunResult> {
+    signal?.throwIfAborted();
+    if (run.lease?.signal.aborted) throw new StorageUnavailableError({ message: 'Lost the session lock during the run; nothing was stored' });
+    await this.#store.appendMessages(run.session, [
+      { role: 'user', content: run.input, created_at: run.startedAt },
+      { role: 'assistant', content: output, created_at: this.#now().toISOString() },
+    ]);
+    const prompt = usage.inputTokens ?? 0;
+    const completion = usage.outputTokens ?? 0;
+    return {
+      output,
+      session_id: run.session.sessionId,
+      metadata: {
+        model: run.agent.config.model,
+        tool_used: calledTool ? run.agent.config.tool : null,
+        tokens: { prompt, completion, total: prompt + completion },
+        omitted_messages: run.omitted,
+      },
+    };
   }
 
   async #lockSession(session: SessionRef, signal: AbortSignal | undefined): Promise<Lease> {
@@ -211,56 +456,10 @@ export class AgentService {
     }
   }
 
-  async #run(
-    agent: AgentRecord,
-    model: ChatModel,
-    session: SessionRef,
-    input: string,
-    continues: boolean,
-    lease: Lease | undefined,
-    signal: AbortSignal | undefined,
-  ): Promise<RunResult> {
-    const startedAt = this.#now().toISOString();
-    const history = continues ? await this.#store.readMessages(session, { last: this.#historyLimit }) : [];
-    const tools = agent.config.tool === null ? undefined : this.#tools.tools(agent.config.tool);
-
-    const timeout = AbortSignal.timeout(this.#providerTimeoutMs);
-    const abortSignal = AbortSignal.any([timeout, ...(signal ? [signal] : []), ...(lease ? [lease.signal] : [])]);
-    let result: Awaited<ReturnType<typeof generateText>>;
-    try {
-      result = await generateText({
-        model,
-        system: agent.config.instruction,
-        messages: [...history.map(toModelMessage), { role: 'user', content: input }],
-        ...(tools && { tools, stopWhen: stepCountIs(this.#maxToolSteps) }),
-        maxRetries: this.#maxRetries,
-        abortSignal,
-      });
-    } catch (error) {
-      if (signal?.aborted) throw signal.reason ?? error;
-      if (lease?.signal.aborted) throw new StorageUnavailableError({ message: 'Lost the session lock during the run; nothing was stored', cause: error });
-      throw providerFailure(error, timeout.aborted);
-    }
-    signal?.throwIfAborted();
-    if (lease?.signal.aborted) throw new StorageUnavailableError({ message: 'Lost the session lock during the run; nothing was stored' });
-
-    const output = result.text;
-    const calledTool = result.steps.some((step) => step.toolCalls.length > 0);
-    const prompt = result.totalUsage.inputTokens ?? 0;
-    const completion = result.totalUsage.outputTokens ?? 0;
-    await this.#store.appendMessages(session, [
-      { role: 'user', content: input, created_at: startedAt },
-      { role: 'assistant', content: output, created_at: this.#now().toISOString() },
-    ]);
-    return {
-      output,
-      session_id: session.sessionId,
-      metadata: {
-        model: agent.config.model,
-        tool_used: calledTool ? agent.config.tool : null,
-        tokens: { prompt, completion, total: prompt + completion },
-      },
-    };
+  async #release(lease: Lease | undefined): Promise<void> {
+    await lease?.release().catch(() => {
+      // The lease expires by itself; a failed release only delays the next run of this session.
+    });
   }
 
   #resolveModel(agent: AgentRecord): ChatModel {

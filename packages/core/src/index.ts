@@ -1,4 +1,5 @@
-export { AgentService, type AgentServiceOptions, type RunOptions } from './agent-service.js';
+export { AgentService, type AgentServiceOptions, type PageOptions, type RunOptions } from './agent-service.js';
+export { DEFAULT_CONTEXT_WINDOW, DEFAULT_CONTEXT_WINDOWS, estimateTokens } from './context-window.js';
 export * from './errors/index.js';
 export { randomId, type IdGenerator, type IdKind } from './ids.js';
 export { inProcessLocks } from './locks/in-process-locks.js';
@@ -9,7 +10,18 @@ export type { AgentStore, MessageWindow, SessionPage, SessionRef } from './ports
 export type { AcquireOptions, Lease, LockProvider } from './ports/lock-provider.js';
 export type { ChatModel, ModelProvider } from './ports/model-provider.js';
 export type { ToolProvider } from './ports/tool-provider.js';
-export type { AgentConfig, AgentRecord, RunMetadata, RunResult, SessionInfo, SessionMessage, TokenUsage } from './records.js';
+export type {
+  AgentConfig,
+  AgentRecord,
+  RunEvent,
+  RunMetadata,
+  RunResult,
+  SessionInfo,
+  SessionList,
+  SessionMessage,
+  SessionWithMessages,
+  TokenUsage,
+} from './records.js';
 export {
   MAX_INPUT_LENGTH,
   MAX_INSTRUCTION_LENGTH,
@@ -20,5 +32,6 @@ export {
   type CreateAgentInput,
   type RunAgentInput,
 } from './schemas.js';
+export { MAX_JSON_FORMAT_LENGTH } from './structured-output.js';
 export { staticTools } from './tools/static-tools.js';
 export { ROOT_FIELD, fieldIssues, parseInput } from './validation.js';

@@ -56,6 +56,33 @@ export interface RunMetadata {
   /** The tool integration the run called, or `null` when it called none. */
   tool_used: string | null;
   tokens: TokenUsage;
+  /**
+   * How many earlier messages of the session were left out of the prompt to fit the model's
+   * context budget (oldest first); 0 when the whole conversation was sent.
+   */
+  omitted_messages: number;
+}
+
+/** What a streamed run reports as it goes; exactly one `done` ends a stream that did not fail. */
+export type RunEvent =
+  | { type: 'text-delta'; delta: string }
+  | { type: 'tool-call'; tool_call_id: string; tool_name: string; input: unknown }
+  | { type: 'tool-result'; tool_call_id: string; tool_name: string; output: unknown }
+  | { type: 'tool-error'; tool_call_id: string; tool_name: string; error: string }
+  | { type: 'done'; result: RunResult };
+
+/** A session with one page of its messages. */
+export interface SessionWithMessages extends SessionInfo {
+  messages: SessionMessage[];
+  /** Pass as `cursor` for the next page of messages; `null` at the end. */
+  next_cursor: string | null;
+}
+
+/** One page of an agent's sessions, newest first. */
+export interface SessionList {
+  sessions: SessionInfo[];
+  /** Pass as `cursor` for the next (older) page; `null` at the end. */
+  next_cursor: string | null;
 }
 
 /** The result of running an agent. */

@@ -46,14 +46,30 @@ export const createAgentInputSchema = z.object({
 /** What a caller passes to `createAgent`. */
 export type CreateAgentInput = z.input<typeof createAgentInputSchema>;
 
-/** Input of `runAgent`. A missing or `null` `session_id` starts a new conversation. */
-export const runAgentInputSchema = z.object({
-  input: text('input', MAX_INPUT_LENGTH),
-  session_id: z
-    .string({ error: 'session_id must be a string' })
-    .regex(SESSION_ID_PATTERN, 'session_id must be 1 to 128 characters of letters, digits, ".", "_", ":" or "-"')
-    .nullish(),
-});
+/**
+ * Input of `runAgent` and `streamAgent`. `input_data` is accepted as an alias of `input` (older
+ * clients send it). A missing or `null` `session_id` starts a new conversation. `json_mode` asks for
+ * a JSON answer; `json_format` (a JSON Schema, as an object or as its JSON text) also constrains it.
+ * `stream` is read by transports (the HTTP adapter answers with server-sent events) and ignored here.
+ */
+export const runAgentInputSchema = z
+  .object({
+    input: text('input', MAX_INPUT_LENGTH).optional(),
+    input_data: text('input_data', MAX_INPUT_LENGTH).optional(),
+    session_id: z
+      .string({ error: 'session_id must be a string' })
+      .regex(SESSION_ID_PATTERN, 'session_id must be 1 to 128 characters of letters, digits, ".", "_", ":" or "-"')
+      .nullish(),
+    json_mode: z.boolean({ error: 'json_mode must be true or false' }).nullish(),
+    json_format: z
+      .union([z.record(z.string(), z.unknown()), z.string()], { error: 'json_format must be a JSON Schema object or its JSON text' })
+      .nullish(),
+    stream: z.boolean({ error: 'stream must be true or false' }).nullish(),
+  })
+  .superRefine((value, ctx) => {
+    if (value.input === undefined && value.input_data === undefined) ctx.addIssue({ code: 'custom', message: 'input is required', path: ['input'] });
+  })
+  .transform(({ input, input_data, ...rest }) => ({ ...rest, input: (input ?? input_data)! }));
 
 /** What a caller passes to `runAgent`. */
 export type RunAgentInput = z.input<typeof runAgentInputSchema>;

@@ -1,16 +1,42 @@
-import type { AgentService } from '@agenthost/core';
+import type { AgentService, RunEvent } from '@agenthost/core';
 import { success, type ApiResponse } from './envelope.js';
+import { errorResponse } from './http-errors.js';
 
 /** A request as the handlers see it: already authenticated and parsed, with no framework in it. */
 export interface ApiRequest {
   accountId: string;
   params: Record<string, string>;
+  query: Record<string, unknown>;
   body: unknown;
   signal?: AbortSignal;
 }
 
 /** A framework-neutral handler: parse input, call the service, build the envelope. */
 export type ApiHandler = (request: ApiRequest) => Promise<ApiResponse>;
+
+/** One server-sent event: its name and its JSON data. */
+export interface SseFrame {
+  event: RunEvent['type'] | 'error';
+  data: unknown;
+}
+
+function queryInt(query: Record<string, unknown>, name: string): number | undefined {
+  const raw = query[name];
+  if (raw === undefined) return undefined;
+  // The service reports a value that is not a whole number in range; NaN is never in range.
+  return typeof raw === 'string' && /^\d{1,6}$/.test(raw) ? Number(raw) : Number.NaN;
+}
+
+function queryString(query: Record<string, unknown>, name: string): string | undefined {
+  const raw = query[name];
+  return typeof raw === 'string' ? raw : raw === undefined ? undefined : '';
+}
+
+const page = (query: Record<string, unknown>) => {
+  const limit = queryInt(query, 'limit');
+  const cursor = queryString(query, 'cursor');
+  return { ...(limit !== undefined && { limit }), ...(cursor !== undefined && { cursor }) };
+};
 
 /** The API's operations over a service; errors are thrown and become envelopes in one place. */
 export function createHandlers(service: AgentService) {
@@ -23,5 +49,38 @@ export function createHandlers(service: AgentService) {
     getAgent: async ({ accountId, params }) => success(await service.getAgent(accountId, params.agentId ?? '')),
     runAgent: async ({ accountId, params, body, signal }) =>
       success(await service.runAgent(accountId, params.agentId ?? '', body as never, signal ? { signal } : {})),
+    listSessions: async ({ accountId, params, query }) => success(await service.listSessions(accountId, params.agentId ?? '', page(query))),
+    getSession: async ({ accountId, params, query }) =>
+      success(await service.getSession(accountId, params.agentId ?? '', params.sessionId ?? '', page(query))),
+    deleteSession: async ({ accountId, params }) => {
+      await service.deleteSession(accountId, params.agentId ?? '', params.sessionId ?? '');
+      return success({ session_id: params.sessionId, deleted: true });
+    },
   } satisfies Record<string, ApiHandler>;
+}
+
+/**
+ * A streamed run as server-sent event frames: the service's events, each `done` carrying the same
+ * data as a run's JSON answer, or one `error` frame carrying the error envelope. Failures before the
+ * stream starts (unknown agent, bad input, a busy session) throw, so they can be answered as JSON.
+ */
+export async function streamRun(
+  service: AgentService,
+  { accountId, params, body, signal }: ApiRequest,
+  options: { bodyLimit: string | number; onServerError: (error: unknown, status: number) => void },
+): Promise<AsyncIterable<SseFrame>> {
+  const events = await service.streamAgent(accountId, params.agentId ?? '', body as never, signal ? { signal } : {});
+  return (async function* frames(): AsyncGenerator<SseFrame> {
+    try {
+      for await (const event of events) {
+        const { type, ...data } = event;
+        yield { event: type, data: type === 'done' ? event.result : data };
+      }
+    } catch (error) {
+      if (signal?.aborted) return;
+      const { response } = errorResponse(error, options);
+      if (response.status >= 500) options.onServerError(error, response.status);
+      yield { event: 'error', data: response.body };
+    }
+  })();
 }

@@ -89,7 +89,7 @@ describe('mounted in a host app', () => {
     const first = await request(app).post('/api/v1/agents/agent_1/run').set('x-api-key', KEY_A).send({ input: 'Hello there' });
     expect([first.status, first.body]).toStrictEqual([
       200,
-      { success: true, data: { output: 'Echo: Hello there', session_id: 'session_1', metadata: { model: 'echo', tool_used: null, tokens: { prompt: 12, completion: 4, total: 16 } } }, status: 200 },
+      { success: true, data: { output: 'Echo: Hello there', session_id: 'session_1', metadata: { model: 'echo', tool_used: null, tokens: { prompt: 12, completion: 4, total: 16 }, omitted_messages: 0 } }, status: 200 },
     ]);
     const second = await request(app).post('/api/agents/agent_1/run').set('x-api-key', KEY_A).send({ input: 'Hello there', session_id: 'session_1' });
     expect(second.body.data.metadata.tokens).toStrictEqual({ prompt: 24, completion: 4, total: 28 });

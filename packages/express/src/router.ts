@@ -2,8 +2,8 @@ import { randomUUID } from 'node:crypto';
 import type { AgentService } from '@agenthost/core';
 import express, { type ErrorRequestHandler, type Request, type RequestHandler, type Response } from 'express';
 import type { KeyResolver } from './auth.js';
-import { failure, serialize, type ApiResponse, type ErrorEnvelope } from './envelope.js';
-import { createHandlers, type ApiHandler } from './handlers.js';
+import { failure, serialize, type ApiResponse } from './envelope.js';
+import { createHandlers, streamRun, type ApiHandler, type ApiRequest } from './handlers.js';
 import { errorResponse } from './http-errors.js';
 
 /** Where unexpected errors are reported; a pino logger fits. Never given a key or a request body. */
@@ -106,20 +106,57 @@ export function createAgentRouter(service: AgentService, options: AgentRouterOpt
 
   router.use(express.json({ limit: bodyLimit, strict: true, type: JSON_BODY_TYPES }));
 
+  const logServerError = (req: Request, res: Response, error: unknown, status: number, unexpected = false) => {
+    logger.error(
+      { request_id: state(res)?.requestId, method: req.method, path: `${req.baseUrl}${req.path}`, status, err: describeError(error) },
+      unexpected ? 'Unexpected error while handling a request' : error instanceof Error ? error.message : 'Error while handling a request',
+    );
+  };
+
+  const apiRequest = (req: Request, res: Response): ApiRequest => {
+    const aborted = new AbortController();
+    res.on('close', () => {
+      if (!res.writableFinished) aborted.abort(new Error('The client closed the connection'));
+    });
+    return {
+      accountId: state(res).accountId!,
+      params: req.params as Record<string, string>,
+      query: req.query as Record<string, unknown>,
+      body: req.body ?? {},
+      signal: aborted.signal,
+    };
+  };
+
   const handle = (handler: ApiHandler): RequestHandler =>
     async function agentHostHandler(req, res) {
-      const aborted = new AbortController();
-      res.on('close', () => {
-        if (!res.writableFinished) aborted.abort(new Error('The client closed the connection'));
-      });
-      const response = await handler({
-        accountId: state(res).accountId!,
-        params: req.params as Record<string, string>,
-        body: req.body ?? {},
-        signal: aborted.signal,
-      });
-      send(req, res, response);
+      send(req, res, await handler(apiRequest(req, res)));
     };
+
+  const wantsStream = (req: Request) =>
+    (req.body as { stream?: unknown } | undefined)?.stream === true || req.accepts(['application/json', 'text/event-stream']) === 'text/event-stream';
+
+  const run: RequestHandler = async function agentHostRun(req, res) {
+    if (!wantsStream(req)) return send(req, res, await handlers.runAgent(apiRequest(req, res)));
+    const request = apiRequest(req, res);
+    const frames = await streamRun(service, request, { bodyLimit, onServerError: (error, status) => logServerError(req, res, error, status) });
+    res.status(200).set({
+      'Content-Type': 'text/event-stream; charset=utf-8',
+      'Cache-Control': 'no-cache, no-transform',
+      'X-Accel-Buffering': 'no',
+    });
+    res.flushHeaders();
+    // A comment line now and then keeps proxies from closing a quiet stream.
+    const heartbeat = setInterval(() => res.write(': keep-alive\n\n'), 15_000);
+    try {
+      for await (const frame of frames) {
+        if (res.destroyed) break;
+        res.write(`event: ${frame.event}\ndata: ${JSON.stringify(frame.data)}\n\n`);
+      }
+    } finally {
+      clearInterval(heartbeat);
+      res.end();
+    }
+  };
 
   const notAllowed = (allow: string): RequestHandler =>
     function agentHostMethodNotAllowed(req, res) {
@@ -128,7 +165,13 @@ export function createAgentRouter(service: AgentService, options: AgentRouterOpt
 
   router.route('/agents').get(handle(handlers.listAgents)).post(handle(handlers.createAgent)).all(notAllowed('GET, HEAD, POST'));
   router.route('/agents/:agentId').get(handle(handlers.getAgent)).all(notAllowed('GET, HEAD'));
-  router.route('/agents/:agentId/run').post(handle(handlers.runAgent)).all(notAllowed('POST'));
+  router.route('/agents/:agentId/run').post(run).all(notAllowed('POST'));
+  router.route('/agents/:agentId/sessions').get(handle(handlers.listSessions)).all(notAllowed('GET, HEAD'));
+  router
+    .route('/agents/:agentId/sessions/:sessionId')
+    .get(handle(handlers.getSession))
+    .delete(handle(handlers.deleteSession))
+    .all(notAllowed('GET, HEAD, DELETE'));
 
   router.use(function agentHostNotFound(req, res) {
     send(req, res, failure(404, `Route not found: ${req.method} ${req.baseUrl}${req.path}`));
@@ -137,12 +180,7 @@ export function createAgentRouter(service: AgentService, options: AgentRouterOpt
   const onError: ErrorRequestHandler = function agentHostErrorHandler(error, req, res, next) {
     if (res.headersSent) return next(error);
     const { response, unexpected } = errorResponse(error, { bodyLimit });
-    if (response.status >= 500) {
-      logger.error(
-        { request_id: state(res)?.requestId, method: req.method, path: `${req.baseUrl}${req.path}`, status: response.status, err: describeError(error) },
-        unexpected ? 'Unexpected error while handling a request' : (response.body as ErrorEnvelope).error,
-      );
-    }
+    if (response.status >= 500) logServerError(req, res, error, response.status, unexpected);
     if (res.destroyed) return;
     send(req, res, response);
   };

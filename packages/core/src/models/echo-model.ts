@@ -42,15 +42,56 @@ function usage(prompt: LanguageModelV3Prompt, reply: string): LanguageModelV3Usa
   };
 }
 
-function replyTo(prompt: LanguageModelV3Prompt): string {
+type Schema = {
+  type?: string | string[];
+  properties?: Record<string, Schema>;
+  required?: string[];
+  items?: Schema;
+  enum?: unknown[];
+  const?: unknown;
+  anyOf?: Schema[];
+  oneOf?: Schema[];
+  minimum?: number;
+  minItems?: number;
+};
+
+/** A small value that satisfies a JSON Schema of the common shapes, with `text` for strings. */
+function instanceOf(schema: Schema | undefined, text: string): unknown {
+  if (!schema || typeof schema !== 'object') return { echo: text };
+  if ('const' in schema) return schema.const;
+  if (schema.enum?.length) return schema.enum[0];
+  const alternative = schema.anyOf?.[0] ?? schema.oneOf?.[0];
+  if (alternative) return instanceOf(alternative, text);
+  const type = Array.isArray(schema.type) ? schema.type[0] : schema.type;
+  switch (type) {
+    case 'string':
+      return text;
+    case 'number':
+    case 'integer':
+      return schema.minimum ?? 0;
+    case 'boolean':
+      return false;
+    case 'null':
+      return null;
+    case 'array':
+      return Array.from({ length: schema.minItems ?? 0 }, () => instanceOf(schema.items, text));
+    default:
+      return Object.fromEntries(Object.entries(schema.properties ?? {}).map(([key, property]) => [key, instanceOf(property, text)]));
+  }
+}
+
+function replyTo(prompt: LanguageModelV3Prompt, format: LanguageModelV3CallOptions['responseFormat']): string {
   const lastUser = [...prompt].reverse().find((m) => m.role === 'user');
-  return `Echo: ${lastUser ? messageText(lastUser) : ''}`;
+  const said = lastUser ? messageText(lastUser) : '';
+  if (format?.type === 'json') return JSON.stringify(format.schema ? instanceOf(format.schema as Schema, said) : { echo: said });
+  return `Echo: ${said}`;
 }
 
 /**
  * An offline development model: it answers `Echo: <the last user message>` and counts usage over the
  * whole prompt (instruction, history and input), so a longer conversation costs more prompt tokens,
- * as with a real model. It calls no tools and needs no network or key. Use it for development,
+ * as with a real model. Asked for JSON, it answers `{"echo": <message>}`, or with a JSON Schema, a
+ * small value that satisfies it (strings hold the message). It calls no tools and needs no network or key. Use it for development,
  * demos and tests; it is not a language model in any useful sense.
  */
 export class EchoLanguageModel implements LanguageModelV3 {
@@ -65,7 +106,7 @@ export class EchoLanguageModel implements LanguageModelV3 {
 
   async doGenerate(options: LanguageModelV3CallOptions): Promise<LanguageModelV3GenerateResult> {
     options.abortSignal?.throwIfAborted();
-    const text = replyTo(options.prompt);
+    const text = replyTo(options.prompt, options.responseFormat);
     return {
       content: [{ type: 'text', text }],
       finishReason: { unified: 'stop', raw: 'stop' },
@@ -77,7 +118,7 @@ export class EchoLanguageModel implements LanguageModelV3 {
 
   async doStream(options: LanguageModelV3CallOptions): Promise<LanguageModelV3StreamResult> {
     options.abortSignal?.throwIfAborted();
-    const text = replyTo(options.prompt);
+    const text = replyTo(options.prompt, options.responseFormat);
     const parts: LanguageModelV3StreamPart[] = [
       { type: 'stream-start', warnings: [] },
       { type: 'text-start', id: 't0' },

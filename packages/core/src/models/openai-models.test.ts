@@ -35,13 +35,13 @@ describe.each([
       output: 'Reply to: What is agenthost?',
       session_id: 'session_1',
       // The fake counts words plus one per message: (1+5) + (1+3) = 10 in, 5 out.
-      metadata: { model: 'gpt-4o-mini', tool_used: null, tokens: { prompt: 10, completion: 5, total: 15 } },
+      metadata: { model: 'gpt-4o-mini', tool_used: null, tokens: { prompt: 10, completion: 5, total: 15 }, omitted_messages: 0 },
     });
     expect(second).toStrictEqual({
       output: 'Reply to: And how do I run it?',
       session_id: 'session_1',
       // (1+5) + (1+3) + (1+5) + (1+6) = 23 in, 8 out.
-      metadata: { model: 'gpt-4o-mini', tool_used: null, tokens: { prompt: 23, completion: 8, total: 31 } },
+      metadata: { model: 'gpt-4o-mini', tool_used: null, tokens: { prompt: 23, completion: 8, total: 31 }, omitted_messages: 0 },
     });
 
     expect(fake.requests).toHaveLength(2);

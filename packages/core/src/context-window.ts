@@ -1,0 +1,49 @@
+import type { SessionMessage } from './records.js';
+
+/**
+ * Context windows of known models, in tokens. A model not listed gets {@link DEFAULT_CONTEXT_WINDOW}.
+ * Override per model with `AgentServiceOptions.contextWindows`.
+ */
+export const DEFAULT_CONTEXT_WINDOWS: Readonly<Record<string, number>> = Object.freeze({
+  echo: 8_192,
+  'gpt-4o': 128_000,
+  'gpt-4o-mini': 128_000,
+  'gpt-4.1': 1_047_576,
+  'gpt-4.1-mini': 1_047_576,
+  'gpt-4.1-nano': 1_047_576,
+  'gpt-5': 400_000,
+  'gpt-5-mini': 400_000,
+  'gpt-5-nano': 400_000,
+  o3: 200_000,
+  'o4-mini': 200_000,
+});
+
+/** The window assumed for a model not listed. */
+export const DEFAULT_CONTEXT_WINDOW = 128_000;
+
+const PER_MESSAGE = 4;
+const encoder = new TextEncoder();
+
+/**
+ * A deliberately high estimate of a text's tokens: one token per three UTF-8 bytes, plus a per-message
+ * overhead. Real tokenizers average about four characters of English per token and one token per
+ * CJK character (three bytes), so the estimate errs on the side of sending less.
+ */
+export function estimateTokens(text: string): number {
+  return Math.ceil(encoder.encode(text).length / 3) + PER_MESSAGE;
+}
+
+/** The newest whole turns of `history` whose estimated size fits `budget` tokens, and how many were left out. */
+export function fitHistory(history: SessionMessage[], budget: number): { sent: SessionMessage[]; omitted: number } {
+  let used = 0;
+  let from = history.length;
+  // Walk back a turn (user + reply) at a time, so the history sent never starts with a reply.
+  for (let i = history.length; i > 0; ) {
+    const start = history[i - 1]?.role === 'assistant' && history[i - 2]?.role === 'user' ? i - 2 : i - 1;
+    const cost = history.slice(start, i).reduce((n, m) => n + estimateTokens(m.content), 0);
+    if (used + cost > budget) break;
+    used += cost;
+    from = i = start;
+  }
+  return { sent: history.slice(from), omitted: from };
+}
