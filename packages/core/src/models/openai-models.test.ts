@@ -1,9 +1,12 @@
 import { MemoryStore } from '@agenthost/storage';
+import { tool } from 'ai';
+import { z } from 'zod';
 import { afterEach, beforeEach, describe, expect, test } from 'vitest';
 import { AgentService } from '../agent-service.js';
 import { AgentHostError } from '../errors/agenthost-error.js';
 import { startFakeOpenAIServer, type FakeOpenAIServer } from '../testing/fake-openai-server.js';
 import { sequentialIds } from '../testing/test-clock.js';
+import { staticTools } from '../tools/static-tools.js';
 import { DEFAULT_OPENAI_MODELS, openAIModels } from './openai-models.js';
 
 const instruction = 'You are a terse assistant.';
@@ -79,6 +82,41 @@ describe.each([
     const error = await svc.runAgent('acme', agent_id, { input: 'hi', session_id: 's' }).catch((e: unknown) => e);
     expect(AgentHostError.isInstance(error) && error.code).toBe('provider_error');
     expect(await store.readMessages({ accountId: 'acme', agentId: agent_id, sessionId: 's' })).toStrictEqual([]);
+  });
+});
+
+describe.each(['responses', 'chat'] as const)('streaming and tool calls over the %s API', (api) => {
+  const calc = staticTools({ calculator: { add: tool({ inputSchema: z.object({ a: z.number(), b: z.number() }), execute: async ({ a, b }) => a + b }) } });
+  const service = () => new AgentService({ store, models: openAIModels({ apiKey: 'k', baseURL: fake.baseURL, api, models: ['gpt-4o-mini'] }), tools: calc, maxRetries: 0 });
+
+  test('a streamed answer arrives in deltas and is stored whole', async () => {
+    fake.reply(() => ({ text: 'one two three', chunks: ['one ', 'two ', 'three'], usage: { input: 7, output: 3 } }));
+    const svc = service();
+    const { agent_id } = await svc.createAgent('acme', { name: 'S', instruction, model: 'gpt-4o-mini' });
+    const events = [];
+    for await (const e of await svc.streamAgent('acme', agent_id, { input: 'count', session_id: 's' })) events.push(e);
+    expect(events).toStrictEqual([
+      { type: 'text-delta', delta: 'one ' },
+      { type: 'text-delta', delta: 'two ' },
+      { type: 'text-delta', delta: 'three' },
+      { type: 'done', result: { output: 'one two three', session_id: 's', metadata: { model: 'gpt-4o-mini', tool_used: null, tokens: { prompt: 7, completion: 3, total: 10 }, omitted_messages: 0 } } },
+    ]);
+    expect([fake.requests[0]!.stream, fake.requests[0]!.completed]).toStrictEqual([true, true]);
+  });
+
+  test.each([false, true])('the model calls a tool and answers with its result (streamed: %s)', async (stream) => {
+    fake.reply((r) => (r.messages.at(-1)?.role === 'tool' ? { text: `It is ${r.messages.at(-1)!.content}.`, usage: { input: 9, output: 3 } } : { toolCalls: [{ name: 'add', arguments: { a: 20, b: 22 } }], usage: { input: 8, output: 2 } }));
+    const svc = service();
+    const { agent_id } = await svc.createAgent('acme', { name: 'S', instruction, model: 'gpt-4o-mini', tool: 'calculator' });
+    let result;
+    if (stream) {
+      for await (const e of await svc.streamAgent('acme', agent_id, { input: 'add them' })) if (e.type === 'done') result = e.result;
+    } else result = await svc.runAgent('acme', agent_id, { input: 'add them' });
+    expect(result).toMatchObject({ output: 'It is 42.', metadata: { tool_used: 'calculator', tokens: { prompt: 17, completion: 5, total: 22 } } });
+    expect(fake.requests.map((r) => [r.stream, r.tools, r.messages.at(-1)?.role, r.messages.at(-1)?.content])).toStrictEqual([
+      [stream, ['add'], 'user', 'add them'],
+      [stream, ['add'], 'tool', '42'],
+    ]);
   });
 });
 

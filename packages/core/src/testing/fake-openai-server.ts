@@ -25,6 +25,8 @@ export interface FakeOpenAIRequest {
   stream: boolean;
   /** Names of the tools the client offered. */
   tools: string[];
+  /** Whether the whole answer was sent; false while it is being sent, or when the client went away first. */
+  completed: boolean;
 }
 
 /** A tool call the fake model makes. */
@@ -224,7 +226,11 @@ export async function startFakeOpenAIServer(options: { reply?: FakeOpenAIHandler
         messages: normalise(api, body),
         stream: body.stream === true,
         tools: toolNames(body),
+        completed: false,
       };
+      res.on('finish', () => {
+        request.completed = true;
+      });
       requests.push(request);
       const reply = await handler(request);
       if ('hang' in reply) return;

@@ -1,0 +1,204 @@
+import type { AddressInfo } from 'node:net';
+import type { Server } from 'node:http';
+import { AgentService, openAIModels, staticTools } from '@agenthost/core';
+import { startFakeOpenAIServer, type FakeOpenAIReply, type FakeOpenAIRequest, type FakeOpenAIServer } from '@agenthost/core/test';
+import { MemoryStore } from '@agenthost/storage';
+import { tool } from 'ai';
+import express from 'express';
+import { afterEach, beforeEach, describe, expect, test } from 'vitest';
+import { z } from 'zod';
+import { staticKeys } from './auth.js';
+import { createAgentRouter } from './router.js';
+
+// The real @ai-sdk/openai provider, through the HTTP API, against a loopback OpenAI-compatible server
+// that does what each test's input asks: call a tool, fail, hang, reset, or answer nonsense.
+const KEY = 'key-runs-0123456789abcdef';
+let fake: FakeOpenAIServer;
+let store: MemoryStore;
+let server: Server;
+let base: string;
+let logged: { message: string; fields: Record<string, unknown> }[];
+
+function behaviour(request: FakeOpenAIRequest): FakeOpenAIReply {
+  const last = request.messages.at(-1);
+  const input = request.messages.filter((m) => m.role === 'user').at(-1)?.content ?? '';
+  if (last?.role === 'tool') return { text: `The sum is ${last.content}.`, usage: { input: 30, output: 5 } };
+  if (input === 'add 2 and 3') return { toolCalls: [{ name: 'add', arguments: { a: 2, b: 3 } }], usage: { input: 20, output: 8 } };
+  if (input === 'fail') return { status: 500, body: { error: { message: 'The server had an error', type: 'server_error' } } };
+  if (input === 'rate limit') return { status: 429, body: { error: { message: 'Rate limit reached', type: 'requests' } }, headers: { 'retry-after': '12' } };
+  if (input === 'bad key') return { status: 401, body: { error: { message: 'Incorrect API key provided', type: 'invalid_request_error' } } };
+  if (input === 'hang') return { hang: true };
+  if (input === 'reset') return { reset: true };
+  if (input === 'nonsense') return { raw: '{"choices": [ this is not json' };
+  if (input === 'slow stream') return { text: 'one two three four five six', chunkDelayMs: 150, usage: { input: 10, output: 6 } };
+  return { text: `Reply to: ${input}`, usage: { input: 10, output: 4 } };
+}
+
+beforeEach(async () => {
+  fake = await startFakeOpenAIServer({ reply: behaviour });
+  store = new MemoryStore();
+  logged = [];
+  const tools = staticTools({ calculator: { add: tool({ description: 'Adds', inputSchema: z.object({ a: z.number(), b: z.number() }), execute: async ({ a, b }) => a + b }) } });
+  const service = new AgentService({
+    store,
+    models: openAIModels({ apiKey: 'sk-test', baseURL: fake.baseURL, api: 'chat', models: ['gpt-4o-mini'] }),
+    tools,
+    maxRetries: 0,
+    providerTimeoutMs: 500,
+  });
+  const app = express();
+  app.use('/api/v1', createAgentRouter(service, { resolveKey: staticKeys([{ account: 'acme', key: KEY }]), logger: { error: (fields, message) => logged.push({ fields, message }) } }));
+  server = app.listen(0, '127.0.0.1');
+  await new Promise((resolve) => server.once('listening', resolve));
+  base = `http://127.0.0.1:${(server.address() as AddressInfo).port}/api/v1`;
+});
+
+afterEach(async () => {
+  server.closeAllConnections();
+  await new Promise((resolve) => server.close(resolve));
+  await fake.close();
+});
+
+async function call(method: string, path: string, body?: unknown, headers: Record<string, string> = {}) {
+  const res = await fetch(base + path, { method, headers: { 'x-api-key': KEY, 'content-type': 'application/json', ...headers }, ...(body !== undefined && { body: JSON.stringify(body) }) });
+  return { status: res.status, headers: res.headers, body: (await res.json()) as Record<string, any> };
+}
+
+async function agent(tool?: string) {
+  return (await call('POST', '/agents', { name: 'A', instruction: 'Be brief.', model: 'gpt-4o-mini', ...(tool && { tool }) })).body.data.agent_id as string;
+}
+
+const history = async (agentId: string, sessionId: string) => (await store.readMessages({ accountId: 'acme', agentId, sessionId })).map((m) => m.content);
+
+/** Reads a server-sent event stream to its end. */
+async function events(res: Response): Promise<{ event: string; data: any }[]> {
+  const text = await res.text();
+  return text
+    .split('\n\n')
+    .filter((block) => block.startsWith('event:'))
+    .map((block) => {
+      const [eventLine, dataLine] = block.split('\n');
+      return { event: eventLine!.slice('event: '.length), data: JSON.parse(dataLine!.slice('data: '.length)) };
+    });
+}
+
+describe('provider faults through HTTP', () => {
+  test.each([
+    ['fail', 502, 'The model provider failed to answer', undefined],
+    ['reset', 502, 'The model provider failed to answer', undefined],
+    ['nonsense', 502, 'The model provider failed to answer', undefined],
+    ['bad key', 502, 'The model provider failed to answer', undefined],
+    ['rate limit', 503, 'The model provider is rate limiting this server; retry later', '12'],
+    ['hang', 504, 'The model provider did not answer in time', undefined],
+  ])('"%s" answers %i with a generic message; the session is as it was', async (input, status, error, retryAfter) => {
+    const id = await agent();
+    await call('POST', `/agents/${id}/run`, { input: 'hello', session_id: 's' });
+    const res = await call('POST', `/agents/${id}/run`, { input, session_id: 's' });
+    expect([res.status, res.body, res.headers.get('retry-after') ?? undefined]).toStrictEqual([status, { success: false, error, status }, retryAfter]);
+    expect(await history(id, 's')).toStrictEqual(['hello', 'Reply to: hello']);
+    expect(logged.map((l) => [l.message, l.fields.status])).toStrictEqual([[error, status]]);
+  });
+});
+
+describe('tools through HTTP', () => {
+  test('the model calls the agent\'s tool, gets its result, and answers; only the turn is stored', async () => {
+    const id = await agent('calculator');
+    const res = await call('POST', `/agents/${id}/run`, { input: 'add 2 and 3', session_id: 's' });
+    expect(res).toMatchObject({ status: 200 });
+    expect(res.body).toStrictEqual({
+      success: true,
+      data: { output: 'The sum is 5.', session_id: 's', metadata: { model: 'gpt-4o-mini', tool_used: 'calculator', tokens: { prompt: 50, completion: 13, total: 63 }, omitted_messages: 0 } },
+      status: 200,
+    });
+    expect(fake.requests.map((r) => [r.tools, r.messages.at(-1)])).toStrictEqual([
+      [['add'], { role: 'user', content: 'add 2 and 3' }],
+      [['add'], { role: 'tool', content: '5' }],
+    ]);
+    expect(await history(id, 's')).toStrictEqual(['add 2 and 3', 'The sum is 5.']);
+  });
+});
+
+describe('streaming through HTTP', () => {
+  test('stream: true answers with server-sent events ending in done; the turn is stored', async () => {
+    const id = await agent();
+    const res = await fetch(`${base}/agents/${id}/run`, { method: 'POST', headers: { 'x-api-key': KEY, 'content-type': 'application/json' }, body: JSON.stringify({ input: 'hi there', session_id: 's', stream: true }) });
+    expect([res.status, res.headers.get('content-type')]).toStrictEqual([200, 'text/event-stream; charset=utf-8']);
+    const got = await events(res);
+    expect(got.filter((e) => e.event === 'text-delta').map((e) => e.data.delta).join('')).toBe('Reply to: hi there');
+    expect(got.at(-1)).toStrictEqual({
+      event: 'done',
+      data: { output: 'Reply to: hi there', session_id: 's', metadata: { model: 'gpt-4o-mini', tool_used: null, tokens: { prompt: 10, completion: 4, total: 14 }, omitted_messages: 0 } },
+    });
+    expect(got.filter((e) => e.event === 'done' || e.event === 'error')).toHaveLength(1);
+    expect(fake.requests[0]!.stream).toBe(true);
+    expect(await history(id, 's')).toStrictEqual(['hi there', 'Reply to: hi there']);
+  });
+
+  test('Accept: text/event-stream streams too, tool calls included', async () => {
+    const id = await agent('calculator');
+    const res = await fetch(`${base}/agents/${id}/run`, { method: 'POST', headers: { 'x-api-key': KEY, 'content-type': 'application/json', accept: 'text/event-stream' }, body: JSON.stringify({ input: 'add 2 and 3' }) });
+    const got = await events(res);
+    expect(got.filter((e) => e.event !== 'text-delta')).toStrictEqual([
+      { event: 'tool-call', data: { tool_call_id: 'call_1', tool_name: 'add', input: { a: 2, b: 3 } } },
+      { event: 'tool-result', data: { tool_call_id: 'call_1', tool_name: 'add', output: 5 } },
+      { event: 'done', data: { output: 'The sum is 5.', session_id: got.at(-1)!.data.session_id, metadata: { model: 'gpt-4o-mini', tool_used: 'calculator', tokens: { prompt: 50, completion: 13, total: 63 }, omitted_messages: 0 } } },
+    ]);
+  });
+
+  test('a provider failure during a stream ends it with one error event carrying the envelope', async () => {
+    const id = await agent();
+    const res = await fetch(`${base}/agents/${id}/run`, { method: 'POST', headers: { 'x-api-key': KEY, 'content-type': 'application/json' }, body: JSON.stringify({ input: 'fail', session_id: 's', stream: true }) });
+    expect(res.status).toBe(200);
+    expect(await events(res)).toStrictEqual([{ event: 'error', data: { success: false, error: 'The model provider failed to answer', status: 502 } }]);
+    expect(await history(id, 's')).toStrictEqual([]);
+  });
+
+  test('failures before the stream starts are plain JSON errors', async () => {
+    const res = await call('POST', '/agents/agt_missing/run', { input: 'x', stream: true });
+    expect([res.status, res.headers.get('content-type'), res.body]).toStrictEqual([404, 'application/json; charset=utf-8', { success: false, error: 'Agent not found', status: 404 }]);
+  });
+
+  test('a client that disconnects mid-stream aborts the model call; the session is unchanged', async () => {
+    const id = await agent();
+    await call('POST', `/agents/${id}/run`, { input: 'hello', session_id: 's' });
+    const controller = new AbortController();
+    const res = await fetch(`${base}/agents/${id}/run`, { method: 'POST', headers: { 'x-api-key': KEY, 'content-type': 'application/json' }, body: JSON.stringify({ input: 'slow stream', session_id: 's', stream: true }), signal: controller.signal });
+    const reader = res.body!.getReader();
+    const { value } = await reader.read();
+    expect(new TextDecoder().decode(value)).toContain('event: text-delta');
+    controller.abort();
+    // The session's lock is free again and nothing of the aborted run was stored.
+    let after: Awaited<ReturnType<typeof call>> | undefined;
+    for (let i = 0; i < 50 && after?.status !== 200; i++) {
+      await new Promise((resolve) => setTimeout(resolve, 20));
+      after = await call('POST', `/agents/${id}/run`, { input: 'next', session_id: 's' });
+    }
+    expect(await history(id, 's')).toStrictEqual(['hello', 'Reply to: hello', 'next', 'Reply to: next']);
+    // The provider's answer to the aborted run was cut off, not read to its end.
+    expect(fake.requests.map((r) => [r.messages.at(-1)?.content, r.completed])).toStrictEqual([
+      ['hello', true],
+      ['slow stream', false],
+      ['next', true],
+    ]);
+    expect(logged).toStrictEqual([]);
+  });
+});
+
+describe('sessions through HTTP', () => {
+  test('list, read and delete a session; other methods are 405', async () => {
+    const id = await agent();
+    await call('POST', `/agents/${id}/run`, { input: 'one', session_id: 'a' });
+    await call('POST', `/agents/${id}/run`, { input: 'two', session_id: 'b' });
+    const list = await call('GET', `/agents/${id}/sessions?limit=1`);
+    expect(list.body.data.sessions.map((s: { session_id: string }) => s.session_id)).toStrictEqual(['b']);
+    const next = await call('GET', `/agents/${id}/sessions?limit=1&cursor=${list.body.data.next_cursor}`);
+    expect([next.body.data.sessions.map((s: { session_id: string }) => s.session_id), next.body.data.next_cursor]).toStrictEqual([['a'], null]);
+    const one = await call('GET', `/agents/${id}/sessions/a`);
+    expect(one.body.data.messages.map((m: { content: string }) => m.content)).toStrictEqual(['one', 'Reply to: one']);
+    expect(await call('DELETE', `/agents/${id}/sessions/a`)).toMatchObject({ status: 200, body: { success: true, data: { session_id: 'a', deleted: true }, status: 200 } });
+    expect(await call('GET', `/agents/${id}/sessions/a`)).toMatchObject({ status: 404, body: { success: false, error: 'Session not found', status: 404 } });
+    expect(await call('GET', `/agents/${id}/sessions?limit=abc`)).toMatchObject({ status: 400, body: { details: { limit: { message: 'limit must be a whole number from 1 to 100' } } } });
+    const put = await call('PUT', `/agents/${id}/sessions/a`, {});
+    expect([put.status, put.headers.get('allow')]).toStrictEqual([405, 'GET, HEAD, DELETE']);
+  });
+});
