@@ -16,6 +16,7 @@ describe('loadConfig', () => {
       storeNamespace: 'agenthost',
       runWaitMs: 30_000,
       unsafeDisableLocks: false,
+      limits: { maxInputChars: 32_000, maxOutputTokens: 4_096, maxToolSteps: 5, providerTimeoutMs: 60_000, providerRetries: 2 },
     });
   });
 
@@ -33,6 +34,11 @@ describe('loadConfig', () => {
         AGENTHOST_STORE: 'redis://127.0.0.1:6379/2',
         AGENTHOST_RUN_WAIT_MS: '5000',
         AGENTHOST_STORE_NAMESPACE: 'blue-deploy',
+        AGENTHOST_MAX_INPUT_CHARS: '1000',
+        AGENTHOST_MAX_OUTPUT_TOKENS: '512',
+        AGENTHOST_MAX_TOOL_STEPS: '3',
+        AGENTHOST_PROVIDER_TIMEOUT_MS: '30000',
+        AGENTHOST_PROVIDER_RETRIES: '0',
         AGENTHOST_UNSAFE_DISABLE_LOCKS: 'false',
         UNRELATED: 'x',
       }),
@@ -52,6 +58,7 @@ describe('loadConfig', () => {
       storeNamespace: 'blue-deploy',
       runWaitMs: 5000,
       unsafeDisableLocks: false,
+      limits: { maxInputChars: 1000, maxOutputTokens: 512, maxToolSteps: 3, providerTimeoutMs: 30_000, providerRetries: 0 },
     });
     expect(loadConfig({ PORT: '', AGENTHOST_API_KEYS: '  ', OPENAI_MODELS: '' })).toMatchObject({ port: 3000, apiKeys: undefined, openaiModels: undefined });
   });
@@ -92,6 +99,9 @@ describe('loadConfig', () => {
     [{ PORT: 'abc' }, 'PORT: must be a number'],
     [{ PORT: '80.5' }, 'PORT: must be a whole number'],
     [{ AGENTHOST_API_KEYS: ',' }, 'AGENTHOST_API_KEYS: no "account:key" entries'],
+    [{ AGENTHOST_MAX_TOOL_STEPS: '0' }, 'AGENTHOST_MAX_TOOL_STEPS: must be at least 1'],
+    [{ AGENTHOST_PROVIDER_RETRIES: '11' }, 'AGENTHOST_PROVIDER_RETRIES: must be at most 10'],
+    [{ AGENTHOST_MAX_INPUT_CHARS: 'lots' }, 'AGENTHOST_MAX_INPUT_CHARS: must be a number'],
     [{ AGENTHOST_API_KEYS: 'a:same-key-0123456789,b:same-key-0123456789' }, 'AGENTHOST_API_KEYS: entry 2 (account "b"): the same key is listed twice'],
   ])('%j is refused: %s', (env, problem) => {
     expect(() => loadConfig(env)).toThrow(expect.objectContaining({ problems: [problem] }));

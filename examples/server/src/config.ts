@@ -25,6 +25,14 @@ export interface ServerConfig {
   runWaitMs: number;
   /** Cross-process locks off: loses writes when servers share a store. For tests and demos only. */
   unsafeDisableLocks: boolean;
+  /** Limits of a run. */
+  limits: {
+    maxInputChars: number;
+    maxOutputTokens: number;
+    maxToolSteps: number;
+    providerTimeoutMs: number;
+    providerRetries: number;
+  };
 }
 
 /** Where the standalone server keeps its data when `AGENTHOST_STORE` is unset. */
@@ -46,6 +54,13 @@ const ACCOUNT = /^[A-Za-z0-9._-]{1,64}$/;
 
 const blankToUndefined = (v: unknown) => (typeof v === 'string' && v.trim() === '' ? undefined : v);
 const optional = <T extends z.ZodType>(schema: T) => z.preprocess(blankToUndefined, schema.optional());
+
+const whole = (min: number, max: number) =>
+  z.coerce
+    .number({ error: 'must be a number' })
+    .int('must be a whole number')
+    .min(min, `must be at least ${min}`)
+    .max(max, `must be at most ${max}`);
 
 const apiKeys = z.string().transform((text, ctx): KeyEntry[] => {
   const entries: KeyEntry[] = [];
@@ -85,6 +100,11 @@ const envSchema = z.object({
     (n) => n ?? 30_000,
   ),
   AGENTHOST_UNSAFE_DISABLE_LOCKS: optional(z.enum(['true', 'false'], { error: 'must be "true" or "false"' })).transform((v) => v === 'true'),
+  AGENTHOST_MAX_INPUT_CHARS: optional(whole(1, 1_000_000)).transform((n) => n ?? 32_000),
+  AGENTHOST_MAX_OUTPUT_TOKENS: optional(whole(1, 1_000_000)).transform((n) => n ?? 4_096),
+  AGENTHOST_MAX_TOOL_STEPS: optional(whole(1, 50)).transform((n) => n ?? 5),
+  AGENTHOST_PROVIDER_TIMEOUT_MS: optional(whole(100, 3_600_000)).transform((n) => n ?? 60_000),
+  AGENTHOST_PROVIDER_RETRIES: optional(whole(0, 10)).transform((n) => n ?? 2),
   OPENAI_API_KEY: optional(z.string()),
   OPENAI_BASE_URL: optional(z.url({ protocol: /^https?$/, error: 'must be an http(s) URL, e.g. http://127.0.0.1:11434/v1' })),
   OPENAI_API: optional(z.enum(['responses', 'chat'], { error: 'must be "responses" or "chat"' })),
@@ -114,5 +134,12 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     storeNamespace: e.AGENTHOST_STORE_NAMESPACE,
     runWaitMs: e.AGENTHOST_RUN_WAIT_MS,
     unsafeDisableLocks: e.AGENTHOST_UNSAFE_DISABLE_LOCKS,
+    limits: {
+      maxInputChars: e.AGENTHOST_MAX_INPUT_CHARS,
+      maxOutputTokens: e.AGENTHOST_MAX_OUTPUT_TOKENS,
+      maxToolSteps: e.AGENTHOST_MAX_TOOL_STEPS,
+      providerTimeoutMs: e.AGENTHOST_PROVIDER_TIMEOUT_MS,
+      providerRetries: e.AGENTHOST_PROVIDER_RETRIES,
+    },
   };
 }

@@ -17,6 +17,11 @@ Settings come from environment variables:
   AGENTHOST_STORE_NAMESPACE
                         prefix of every stored key, to share one database (default agenthost)
   AGENTHOST_RUN_WAIT_MS how long a run waits for an earlier run of its session (default 30000)
+  AGENTHOST_MAX_INPUT_CHARS      longest run input, in characters (default 32000)
+  AGENTHOST_MAX_OUTPUT_TOKENS    most tokens a model may answer with per step (default 4096)
+  AGENTHOST_MAX_TOOL_STEPS       most model steps of a run with a tool (default 5)
+  AGENTHOST_PROVIDER_TIMEOUT_MS  how long a run waits for the provider, retries included (default 60000)
+  AGENTHOST_PROVIDER_RETRIES     retries of a failed provider call, with backoff (default 2)
   AGENTHOST_UNSAFE_DISABLE_LOCKS
                         "true" turns cross-server locks off; loses writes when servers share a
                         store (for tests and demos only)

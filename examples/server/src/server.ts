@@ -63,7 +63,18 @@ export async function startServer(config: ServerConfig, options: { logger?: Erro
     ...(options.logger && { onError: (error: unknown) => options.logger!.error({ err: String(error) }, 'Storage connection error') }),
   });
   const models = modelsFor(config);
-  const service = new AgentService({ store: store.store, models, locks: store.locks, runWaitMs: config.runWaitMs });
+  const { limits } = config;
+  const service = new AgentService({
+    store: store.store,
+    models,
+    locks: store.locks,
+    runWaitMs: config.runWaitMs,
+    maxInputChars: limits.maxInputChars,
+    maxOutputTokens: limits.maxOutputTokens,
+    maxToolSteps: limits.maxToolSteps,
+    providerTimeoutMs: limits.providerTimeoutMs,
+    maxRetries: limits.providerRetries,
+  });
   const devKey = config.apiKeys ? undefined : { account: 'default', key: `ah_dev_${randomBytes(24).toString('base64url')}` };
   const app = createApp(service, config.apiKeys ?? [devKey!], { bodyLimit: config.bodyLimit, ...(options.logger && { logger: options.logger }) });
   const server = app.listen(config.port, config.host);
