@@ -163,6 +163,15 @@ describe('streamAgent', () => {
     expect((await svc.runAgent(ACME, agent_id, { input: 'again', session_id: 's' })).output).toBe('Echo: again');
   });
 
+  test('a stream never iterated frees the session when closed', async () => {
+    const svc = service({ runWaitMs: 100 });
+    const { agent_id } = await svc.createAgent(ACME, { name: 'A', instruction: 'I', model: 'echo' });
+    const events = await svc.streamAgent(ACME, agent_id, { input: 'never read', session_id: 's' });
+    await events[Symbol.asyncIterator]().return?.();
+    expect((await svc.runAgent(ACME, agent_id, { input: 'next', session_id: 's' })).output).toBe('Echo: next');
+    expect((await store.readMessages({ accountId: ACME, agentId: agent_id, sessionId: 's' })).map((m) => m.content)).toStrictEqual(['next', 'Echo: next']);
+  });
+
   test('failures before the stream starts throw from streamAgent itself', async () => {
     const svc = service();
     expect((await rejection(svc.streamAgent(ACME, 'agent_404', { input: 'x' }))).code).toBe('not_found');
@@ -220,7 +229,7 @@ describe('tools that fail', () => {
       crm: {
         lookup: tool({
           inputSchema: z.object({ id: z.string() }),
-          execute: async () => {
+          execute: async (): Promise<string> => {
             throw new Error('CRM is down');
           },
         }),

@@ -382,8 +382,9 @@ describe('runs of one session take turns', () => {
 
 describe('options', () => {
   test.each([
-    [{ historyLimit: 0 }, 'AgentService: historyLimit must be a positive integer, got 0'],
-    [{ providerTimeoutMs: 1.5 }, 'AgentService: providerTimeoutMs must be a positive integer, got 1.5'],
+    [{ historyLimit: 0 }, 'AgentService: historyLimit must be a whole number from 1 to 9007199254740991, got 0'],
+    [{ providerTimeoutMs: 1.5 }, 'AgentService: providerTimeoutMs must be a whole number from 1 to 2147483647, got 1.5'],
+    [{ runWaitMs: 2 ** 31 }, 'AgentService: runWaitMs must be a whole number from 1 to 2147483647, got 2147483648'],
     [{ maxRetries: -1 }, 'AgentService: maxRetries must be a non-negative integer'],
     [{ store: undefined }, 'AgentService: options.store is required'],
   ])('%j is refused at construction', (options, message) => {

@@ -85,9 +85,12 @@ const MAX_ID_LENGTH = 128;
 /** Tokens set aside for the definitions of an agent's tools, per tool. */
 const TOKENS_PER_TOOL = 500;
 
-function positiveInteger(name: string, value: number | undefined, fallback: number): number {
+/** Longest delay a Node timer can hold; longer ones fire at once. */
+const MAX_TIMER_MS = 2 ** 31 - 1;
+
+function positiveInteger(name: string, value: number | undefined, fallback: number, max = Number.MAX_SAFE_INTEGER): number {
   const v = value ?? fallback;
-  if (!Number.isSafeInteger(v) || v < 1) throw new TypeError(`AgentService: ${name} must be a positive integer, got ${value}`);
+  if (!Number.isSafeInteger(v) || v < 1 || v > max) throw new TypeError(`AgentService: ${name} must be a whole number from 1 to ${max}, got ${value}`);
   return v;
 }
 
@@ -151,7 +154,7 @@ export class AgentService {
     // An even window keeps whole turns: the oldest message read is always a user message.
     this.#historyLimit = positiveInteger('historyLimit', options.historyLimit, 200);
     this.#historyLimit -= this.#historyLimit % 2;
-    this.#providerTimeoutMs = positiveInteger('providerTimeoutMs', options.providerTimeoutMs, 60_000);
+    this.#providerTimeoutMs = positiveInteger('providerTimeoutMs', options.providerTimeoutMs, 60_000, MAX_TIMER_MS);
     this.#maxRetries = options.maxRetries ?? 2;
     if (!Number.isSafeInteger(this.#maxRetries) || this.#maxRetries < 0) throw new TypeError('AgentService: maxRetries must be a non-negative integer');
     this.#maxToolSteps = positiveInteger('maxToolSteps', options.maxToolSteps, 5);
@@ -159,7 +162,7 @@ export class AgentService {
     this.#maxOutputTokens = positiveInteger('maxOutputTokens', options.maxOutputTokens, 4_096);
     this.#contextWindows = { ...DEFAULT_CONTEXT_WINDOWS, ...options.contextWindows };
     this.#locks = options.locks ?? inProcessLocks();
-    this.#runWaitMs = positiveInteger('runWaitMs', options.runWaitMs, 30_000);
+    this.#runWaitMs = positiveInteger('runWaitMs', options.runWaitMs, 30_000, MAX_TIMER_MS);
   }
 
   /** The model names agents may use. */
@@ -258,7 +261,25 @@ export class AgentService {
    */
   async streamAgent(accountId: string, agentId: string, input: RunAgentInput, options: RunOptions = {}): Promise<AsyncIterable<RunEvent>> {
     const run = await this.#prepare(accountId, agentId, input, options.signal);
-    return this.#stream(run, options.signal);
+    const events = this.#stream(run, options.signal);
+    let started = false;
+    // A generator's own `finally` never runs if it was never started, so `return()` before the first
+    // `next()` must release the session's lock itself.
+    const iterator: AsyncIterableIterator<RunEvent> = {
+      next: () => {
+        started = true;
+        return events.next();
+      },
+      return: async (value?: unknown) => {
+        if (!started) {
+          started = true;
+          await this.#release(run.lease);
+        }
+        return events.return(value as never);
+      },
+      [Symbol.asyncIterator]: () => iterator,
+    };
+    return iterator;
   }
 
   async *#stream(run: PreparedRun, signal: AbortSignal | undefined): AsyncGenerator<RunEvent> {

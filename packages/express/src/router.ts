@@ -24,6 +24,8 @@ export interface AgentRouterOptions {
 interface RequestState {
   requestId: string;
   accountId?: string;
+  /** Set when the client went away before the answer was sent. */
+  clientGone?: boolean;
 }
 
 const JSON_TYPE = 'application/json; charset=utf-8';
@@ -116,7 +118,9 @@ export function createAgentRouter(service: AgentService, options: AgentRouterOpt
   const apiRequest = (req: Request, res: Response): ApiRequest => {
     const aborted = new AbortController();
     res.on('close', () => {
-      if (!res.writableFinished) aborted.abort(new Error('The client closed the connection'));
+      if (res.writableFinished) return;
+      state(res).clientGone = true;
+      aborted.abort(new Error('The client closed the connection'));
     });
     return {
       accountId: state(res).accountId!,
@@ -179,9 +183,10 @@ export function createAgentRouter(service: AgentService, options: AgentRouterOpt
 
   const onError: ErrorRequestHandler = function agentHostErrorHandler(error, req, res, next) {
     if (res.headersSent) return next(error);
+    // A request abandoned by its client failed because of that; there is nobody to answer.
+    if (state(res)?.clientGone || res.destroyed) return;
     const { response, unexpected } = errorResponse(error, { bodyLimit });
     if (response.status >= 500) logServerError(req, res, error, response.status, unexpected);
-    if (res.destroyed) return;
     send(req, res, response);
   };
   router.use(onError);

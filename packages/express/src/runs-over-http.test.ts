@@ -31,6 +31,7 @@ function behaviour(request: FakeOpenAIRequest): FakeOpenAIReply {
   if (input === 'reset') return { reset: true };
   if (input === 'nonsense') return { raw: '{"choices": [ this is not json' };
   if (input === 'slow stream') return { text: 'one two three four five six', chunkDelayMs: 150, usage: { input: 10, output: 6 } };
+  if (input === 'steady stream') return { text: 'one two three', chunkDelayMs: 80, usage: { input: 10, output: 3 } };
   return { text: `Reply to: ${input}`, usage: { input: 10, output: 4 } };
 }
 
@@ -180,6 +181,23 @@ describe('streaming through HTTP', () => {
       ['slow stream', false],
       ['next', true],
     ]);
+    expect(logged).toStrictEqual([]);
+  });
+});
+
+describe('clients that give up', () => {
+  test('a run abandoned while it waits for its session is not a server error', async () => {
+    const id = await agent();
+    const slow = fetch(`${base}/agents/${id}/run`, { method: 'POST', headers: { 'x-api-key': KEY, 'content-type': 'application/json' }, body: JSON.stringify({ input: 'steady stream', session_id: 's', stream: true }) }).then((r) => r.text());
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    const controller = new AbortController();
+    const waiting = fetch(`${base}/agents/${id}/run`, { method: 'POST', headers: { 'x-api-key': KEY, 'content-type': 'application/json' }, body: JSON.stringify({ input: 'behind', session_id: 's' }), signal: controller.signal }).catch((e: Error) => e.name);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    controller.abort();
+    expect(await waiting).toBe('AbortError');
+    expect(await slow).toContain('event: done');
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    expect(await history(id, 's')).toStrictEqual(['steady stream', 'one two three']);
     expect(logged).toStrictEqual([]);
   });
 });

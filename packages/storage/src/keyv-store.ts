@@ -14,6 +14,7 @@ import {
   type SessionRef,
 } from '@agenthost/core';
 import type Keyv from 'keyv';
+import { withDeadline } from './deadline.js';
 
 /** Options of {@link KeyvStore}. */
 export interface KeyvStoreOptions {
@@ -28,6 +29,13 @@ export interface KeyvStoreOptions {
   lockWaitMs?: number;
   /** Called by `close()` after the Keyv instance is disconnected (for example to close a lock connection). */
   onClose?: () => Promise<void>;
+  /**
+   * Bound on each storage call, in ms (default 5 000). Past it the call fails with
+   * `StorageUnavailableError`; it is also the margin a write keeps from the end of its lock's lease.
+   */
+  commandTimeoutMs?: number;
+  /** Called when a storage call misses its deadline (for example to replace the connection). */
+  onTimeout?: () => void;
 }
 
 // Keys hash every caller-supplied part: bounded length (Postgres keys are VARCHAR(255)), no
@@ -53,12 +61,16 @@ export class KeyvStore implements AgentStore {
   readonly #locks: LockProvider;
   readonly #lockWaitMs: number;
   readonly #onClose: (() => Promise<void>) | undefined;
+  readonly #commandTimeoutMs: number;
+  readonly #onTimeout: (() => void) | undefined;
 
   constructor(keyv: Keyv, options: KeyvStoreOptions = {}) {
     this.#keyv = keyv;
     this.#locks = options.locks ?? inProcessLocks();
     this.#lockWaitMs = options.lockWaitMs ?? 10_000;
     this.#onClose = options.onClose;
+    this.#commandTimeoutMs = options.commandTimeoutMs ?? 5_000;
+    this.#onTimeout = options.onTimeout;
   }
 
   async createAgent(accountId: string, agent: AgentRecord): Promise<void> {
@@ -80,8 +92,12 @@ export class KeyvStore implements AgentStore {
     const index = `agents:${digest(accountId)}`;
     const n = await this.#count(`${index}:n`);
     const ids = await this.#getMany<string>(range(0, n).map((i) => `${index}:${i}`));
-    const agents = await this.#getMany<AgentRecord>(ids.flatMap((id) => (id === undefined ? [] : [`agent:${digest(accountId, id)}`])));
-    return agents.filter((a): a is AgentRecord => a !== undefined);
+    // Every index entry below the count was written before the count moved, and its agent before
+    // that: a gap means the read failed (Keyv's fallback getMany turns errors into gaps).
+    if (ids.some((id) => id === undefined)) throw new StorageUnavailableError({ message: 'An agent index could not be read whole' });
+    const agents = await this.#getMany<AgentRecord>(ids.map((id) => `agent:${digest(accountId, id!)}`));
+    if (agents.some((a) => a === undefined)) throw new StorageUnavailableError({ message: 'An agent could not be read' });
+    return agents as AgentRecord[];
   }
 
   async appendMessages(session: SessionRef, messages: SessionMessage[]): Promise<void> {
@@ -185,8 +201,10 @@ export class KeyvStore implements AgentStore {
   }
 
   #stillHeld(lease: Lease): void {
-    // Another writer may hold the lock once ours is lost; moving the counter now could hide its write.
-    if (lease.signal.aborted) throw new StorageUnavailableError({ message: 'Lost a storage lock during a write; nothing was stored' });
+    // Another writer may hold the lock once ours is lost; moving the count then could hide its write.
+    // A lease that expires must also stay valid for as long as the count's write may take.
+    const expiring = lease.validUntil !== undefined && Date.now() + this.#commandTimeoutMs >= lease.validUntil;
+    if (lease.signal.aborted || expiring) throw new StorageUnavailableError({ message: 'Lost a storage lock during a write; nothing was stored' });
   }
 
   async #count(key: string): Promise<number> {
@@ -209,7 +227,7 @@ export class KeyvStore implements AgentStore {
 
   async #call<T>(fn: () => Promise<T>): Promise<T> {
     try {
-      return await fn();
+      return await withDeadline(fn, this.#commandTimeoutMs, this.#onTimeout);
     } catch (error) {
       if (AgentHostError.isInstance(error)) throw error;
       throw new StorageUnavailableError({ cause: error });

@@ -5,6 +5,7 @@ import { KeyvStore } from './keyv-store.js';
 import { postgresLocks } from './locks/postgres-locks.js';
 import { redisLocks, type RedisLockClient } from './locks/redis-locks.js';
 import { MemoryStore } from './memory-store.js';
+import { RedisConnection } from './redis-connection.js';
 
 /** What {@link openStore} opened. */
 export interface OpenedStore {
@@ -80,6 +81,7 @@ function withTimeout<T>(promise: Promise<T>, ms: number, what: string): Promise<
  */
 export async function openStore(location: string, options: OpenStoreOptions = {}): Promise<OpenedStore> {
   const namespace = options.namespace ?? 'agenthost';
+  if (!/^[A-Za-z0-9_-]{1,64}$/.test(namespace)) throw new Error('the store namespace must be 1-64 characters of letters, digits, "_" or "-"');
   const connectTimeoutMs = options.connectTimeoutMs ?? 2_000;
   const commandTimeoutMs = options.commandTimeoutMs ?? 5_000;
   const onError = options.onError ?? (() => {});
@@ -117,31 +119,68 @@ export async function openStore(location: string, options: OpenStoreOptions = {}
     case 'redis:':
     case 'rediss:': {
       const { default: KeyvRedis, createClient } = await importOptional('@keyv/redis', 'redis://', () => import('@keyv/redis'));
-      const client = createClient({
-        url: location,
-        disableOfflineQueue: true,
-        commandOptions: { timeout: commandTimeoutMs },
-        socket: { connectTimeout: connectTimeoutMs, reconnectStrategy: (retries: number) => Math.min(50 * 2 ** retries, 2_000) },
+      let adapter: InstanceType<typeof KeyvRedis> | undefined;
+      const connection = new RedisConnection({
+        create: () =>
+          createClient({
+            url: location,
+            disableOfflineQueue: true,
+            commandOptions: { timeout: commandTimeoutMs },
+            // A PING each second while idle; a socket that then hears nothing for 3 s is closed and
+            // reconnected (a PING that gets no answer is not sent again, so the socket goes quiet).
+            pingInterval: 1_000,
+            socket: { connectTimeout: connectTimeoutMs, socketTimeout: 3_000, reconnectStrategy: (retries: number) => Math.min(50 * 2 ** retries, 2_000) },
+          }) as never,
+        onError,
+        onReset: (client) => {
+          if (adapter) adapter.client = client as never;
+        },
       });
-      client.on('error', onError);
       try {
-        await withTimeout(client.connect(), connectTimeoutMs * 2, `Redis at ${redact(url)}`);
+        await withTimeout(connection.connect(), connectTimeoutMs * 2, `Redis at ${redact(url)}`);
       } catch (error) {
-        client.destroy();
+        connection.close();
         throw new Error(`cannot reach the store at ${redact(url)}: ${(error as Error).message}`, { cause: error });
       }
-      const adapter = new KeyvRedis(client as never, { throwOnErrors: true, connectionTimeout: connectTimeoutMs });
+      adapter = new KeyvRedis(connection.client as never, { throwOnErrors: true, connectionTimeout: connectTimeoutMs });
       const keyv = new Keyv({ store: adapter, namespace, useKeyPrefix: false, throwOnErrors: true });
       keyv.on('error', onError);
-      const locks = shared(redisLocks(client as unknown as RedisLockClient, { prefix: `${namespace}:lock:`, ...(options.lockLeaseMs && { leaseMs: options.lockLeaseMs }) }));
-      const store = new KeyvStore(keyv, { locks });
-      return { kind: 'redis', description: redact(url), store, locks, close: () => store.close() };
+      // A command that misses its deadline means the connection stopped answering: replace it.
+      const onTimeout = () => connection.reset();
+      const locks = shared(
+        redisLocks(() => connection.client as unknown as RedisLockClient, {
+          prefix: `${namespace}:lock:`,
+          commandTimeoutMs,
+          onTimeout,
+          ...(options.lockLeaseMs && { leaseMs: options.lockLeaseMs }),
+        }),
+      );
+      const store = new KeyvStore(keyv, { locks, commandTimeoutMs, onTimeout });
+      return {
+        kind: 'redis',
+        description: redact(url),
+        store,
+        locks,
+        close: async () => {
+          await withTimeout(store.close(), commandTimeoutMs, 'Closing the Redis store').catch(() => {});
+          connection.close();
+        },
+      };
     }
     case 'postgres:':
     case 'postgresql:': {
       const { default: pg } = await importOptional('pg', 'postgres://', () => import('pg'));
       const { KeyvPostgres } = await importOptional('@keyv/postgres', 'postgres://', () => import('@keyv/postgres'));
-      const settings = { connectionString: location, connectionTimeoutMillis: connectTimeoutMs, query_timeout: commandTimeoutMs, keepAlive: true };
+      const settings = {
+        connectionString: location,
+        connectionTimeoutMillis: connectTimeoutMs,
+        query_timeout: commandTimeoutMs,
+        keepAlive: true,
+        keepAliveInitialDelayMillis: 10_000,
+        // Ask the database to notice a client that vanished (a crashed host, a partition) within
+        // about 25 s, so the advisory locks of a dead server are freed.
+        options: '-c tcp_keepalives_idle=10 -c tcp_keepalives_interval=5 -c tcp_keepalives_count=3',
+      };
       const pool = new pg.Pool({ ...settings, max: 10 });
       // Without a listener, an idle connection's error (a database restart) would crash the process.
       pool.on('error', onError);
@@ -167,14 +206,17 @@ export async function openStore(location: string, options: OpenStoreOptions = {}
       const keyv = new Keyv({ store: new PooledKeyvPostgres({ uri: location, table }), namespace, throwOnErrors: true });
       keyv.on('error', onError);
       const locks = shared(
-        postgresLocks(async () => {
-          const client = new pg.Client(settings);
-          client.on('error', onError);
-          await client.connect();
-          return client;
-        }),
+        postgresLocks(
+          async () => {
+            const client = new pg.Client(settings);
+            client.on('error', onError);
+            await client.connect();
+            return client;
+          },
+          { commandTimeoutMs },
+        ),
       );
-      const store = new KeyvStore(keyv, { locks });
+      const store = new KeyvStore(keyv, { locks, commandTimeoutMs });
       return { kind: 'postgres', description: redact(url), store, locks, close: () => store.close() };
     }
     default:

@@ -29,3 +29,43 @@ export async function clearPostgres(prefix: string): Promise<void> {
     await client.end();
   }
 }
+
+/** A TCP proxy to `target` on 127.0.0.1 that can stop forwarding (a black hole) and start again. */
+export interface TcpProxy {
+  port: number;
+  blackhole(on: boolean): void;
+  close(): Promise<void>;
+}
+
+export async function tcpProxy(target: { host: string; port: number }): Promise<TcpProxy> {
+  const { createServer, connect } = await import('node:net');
+  let holed = false;
+  const sockets = new Set<import('node:net').Socket>();
+  const server = createServer((client) => {
+    const upstream = connect(target.port, target.host);
+    for (const s of [client, upstream]) {
+      sockets.add(s);
+      s.on('close', () => sockets.delete(s));
+      s.on('error', () => {});
+    }
+    client.on('data', (d) => {
+      if (!holed) upstream.write(d);
+    });
+    upstream.on('data', (d) => {
+      if (!holed) client.write(d);
+    });
+    client.on('close', () => upstream.destroy());
+    upstream.on('close', () => client.destroy());
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return {
+    port: (server.address() as { port: number }).port,
+    blackhole: (on) => {
+      holed = on;
+    },
+    close: async () => {
+      for (const s of sockets) s.destroy();
+      await new Promise((resolve) => server.close(resolve));
+    },
+  };
+}

@@ -5,6 +5,13 @@ export interface Lease {
    * failed): the holder must stop and not write, since another holder may now have the lock.
    */
   readonly signal: AbortSignal;
+  /**
+   * For leases that expire: until when (epoch ms, by this process's clock, counted from when the
+   * request that took or renewed the lease was sent) the lease is surely still held. A holder about to
+   * make a write that must not land after the lease is gone checks that this time is farther away
+   * than the write can take. `undefined` for leases that do not expire while their holder lives.
+   */
+  readonly validUntil?: number;
   /** Gives the lock up. Safe to call more than once; never releases a lock someone else holds. */
   release(): Promise<void>;
 }

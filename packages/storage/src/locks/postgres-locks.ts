@@ -1,75 +1,111 @@
 import { ConflictError, StorageUnavailableError, inProcessLocks, type AcquireOptions, type Lease, type LockProvider } from '@agenthost/core';
 import type pg from 'pg';
+import { withDeadline } from '../deadline.js';
 
 /** Options of {@link postgresLocks}. */
 export interface PostgresLocksOptions {
   /** Pause between attempts while waiting, in ms; jittered (default 25). */
   pollMs?: number;
+  /** Bound on each lock query, in ms (default 2 000). */
+  commandTimeoutMs?: number;
 }
 
+interface Connection {
+  ready: Promise<pg.Client>;
+  client?: pg.Client;
+  /** Leases held on this connection; all are lost with it. */
+  held: Set<AbortController>;
+  /** Lock queries run one at a time. */
+  chain: Promise<unknown>;
+  dead: boolean;
+}
+
+const TRY = 'SELECT pg_try_advisory_lock(hashtextextended($1, 0)) AS ok';
+const UNLOCK = 'SELECT pg_advisory_unlock(hashtextextended($1, 0)) AS ok';
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /**
  * Locks shared by every process on one Postgres database: session-level advisory locks
- * (`pg_try_advisory_lock`) held on one dedicated connection per process, which `connect` opens (and
- * opens again after a failure). A lock dies with its connection, so a crashed process frees its
- * locks; when the connection fails, every lease held on it aborts its `Lease.signal`.
+ * (`pg_try_advisory_lock`) held on one dedicated connection per process, which `connect` opens
+ * (again after a failure). A lock lives as long as its connection: when the connection ends, the
+ * database frees its locks, and every lease held on it aborts its `Lease.signal`.
  *
- * Advisory locks are re-entrant within one connection, so an in-process lock comes first: it keeps
- * two holders in this process apart, and the advisory lock keeps processes apart.
+ * Any lock query that fails or misses its deadline ends the connection, so a query that went
+ * through after its caller gave up cannot leave a lock behind. Advisory locks are re-entrant within
+ * one connection, so an in-process lock comes first: it keeps two holders in this process apart,
+ * and the advisory lock keeps processes apart.
  */
 export function postgresLocks(connect: () => Promise<pg.Client>, options: PostgresLocksOptions = {}): LockProvider {
   const pollMs = options.pollMs ?? 25;
+  const commandTimeoutMs = options.commandTimeoutMs ?? 2_000;
   const local = inProcessLocks();
-  let connection: Promise<pg.Client> | undefined;
-  const held = new Set<AbortController>();
+  let current: Connection | undefined;
+  let closed = false;
 
-  function client(): Promise<pg.Client> {
-    if (connection) return connection;
-    const opening = connect().then(
-      (c) => {
-        let failed = false;
-        const fail = (error?: unknown) => {
-          if (failed) return;
-          failed = true;
-          if (connection === opening) connection = undefined;
-          for (const lease of held) lease.abort(new StorageUnavailableError({ message: 'Lost a lock', cause: error }));
-          held.clear();
-          c.removeAllListeners('error');
-          c.on('error', () => {});
-          void c.end().catch(() => {});
-        };
-        c.on('error', fail);
-        c.on('end', fail);
-        return c;
+  function open(): Connection {
+    const conn: Connection = { ready: undefined as never, held: new Set(), chain: Promise.resolve(), dead: false };
+    conn.ready = connect().then(
+      (client) => {
+        conn.client = client;
+        client.on('error', (error) => end(conn, error));
+        client.on('end', () => end(conn, new Error('the lock connection ended')));
+        if (conn.dead) end(conn, new Error('closed'));
+        return client;
       },
       (error: unknown) => {
-        if (connection === opening) connection = undefined;
+        end(conn, error);
         throw error;
       },
     );
-    connection = opening;
-    return opening;
+    conn.ready.catch(() => {});
+    return conn;
   }
 
-  async function query(sql: string, key: string): Promise<boolean> {
-    try {
-      const c = await client();
-      const { rows } = await c.query<{ ok: boolean }>(sql, [key]);
+  function end(conn: Connection, error: unknown): void {
+    if (conn.dead && !conn.client) return;
+    conn.dead = true;
+    if (current === conn) current = undefined;
+    for (const lease of conn.held) lease.abort(new StorageUnavailableError({ message: 'Lost a lock', cause: error }));
+    conn.held.clear();
+    const client = conn.client;
+    conn.client = undefined;
+    if (client) {
+      client.removeAllListeners('error');
+      client.removeAllListeners('end');
+      client.on('error', () => {});
+      // Close the socket at once: a connection that stopped answering would hold up a polite end.
+      (client as unknown as { connection?: { stream?: { destroy(): void } } }).connection?.stream?.destroy();
+      void client.end().catch(() => {});
+    }
+  }
+
+  async function query(conn: Connection, sql: string, key: string): Promise<boolean> {
+    const run = conn.chain.then(async () => {
+      const client = await conn.ready;
+      if (conn.dead) throw new Error('the lock connection ended');
+      const { rows } = await withDeadline(() => client.query<{ ok: boolean }>(sql, [key]), commandTimeoutMs);
       return rows[0]?.ok === true;
+    });
+    conn.chain = run.catch(() => {});
+    try {
+      return await run;
     } catch (error) {
+      end(conn, error);
       throw new StorageUnavailableError({ message: 'The lock service is unavailable; retry later', cause: error });
     }
   }
 
   return {
     async acquire(key: string, { waitMs, signal }: AcquireOptions): Promise<Lease> {
+      if (closed) throw new StorageUnavailableError({ message: 'The lock service is closed' });
       const deadline = Date.now() + waitMs;
       const inner = await local.acquire(key, { waitMs, ...(signal && { signal }) });
+      let conn: Connection;
       try {
         for (;;) {
           signal?.throwIfAborted();
-          if (await query('SELECT pg_try_advisory_lock(hashtextextended($1, 0)) AS ok', key)) break;
+          conn = current ??= open();
+          if ((await query(conn, TRY, key)) && !conn.dead) break;
           const left = deadline - Date.now();
           if (left <= 0) throw new ConflictError({ message: `Gave up waiting ${waitMs} ms for a lock` });
           await sleep(Math.min(left, pollMs / 2 + Math.random() * pollMs));
@@ -79,17 +115,16 @@ export function postgresLocks(connect: () => Promise<pg.Client>, options: Postgr
         throw error;
       }
       const lost = new AbortController();
-      held.add(lost);
+      conn.held.add(lost);
       let released = false;
       return {
         signal: lost.signal,
         release: async () => {
           if (released) return;
           released = true;
-          const wasHeld = held.delete(lost);
           try {
-            // After a lost connection the lock is already gone with it.
-            if (wasHeld) await query('SELECT pg_advisory_unlock(hashtextextended($1, 0)) AS ok', key);
+            // After a lost connection the lock is already gone with it; a failed unlock ends the connection.
+            if (conn.held.delete(lost) && !conn.dead) await query(conn, UNLOCK, key).catch(() => {});
           } finally {
             await inner.release();
           }
@@ -97,9 +132,8 @@ export function postgresLocks(connect: () => Promise<pg.Client>, options: Postgr
       };
     },
     async close() {
-      const c = await connection?.catch(() => undefined);
-      connection = undefined;
-      await c?.end().catch(() => {});
+      closed = true;
+      if (current) end(current, new Error('closed'));
     },
   };
 }

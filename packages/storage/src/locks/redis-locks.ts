@@ -1,5 +1,6 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { ConflictError, StorageUnavailableError, type AcquireOptions, type Lease, type LockProvider } from '@agenthost/core';
+import { withDeadline } from '../deadline.js';
 
 /** The Redis commands the locks use; a node-redis v4/v5 client (`createClient()`) fits. */
 export interface RedisLockClient {
@@ -15,6 +16,10 @@ export interface RedisLocksOptions {
   pollMs?: number;
   /** Prefix of the lock keys (default `agenthost:lock:`). */
   prefix?: string;
+  /** Bound on each Redis command, in ms (default 2 000). */
+  commandTimeoutMs?: number;
+  /** Called when a command misses its deadline (for example to replace the connection). */
+  onTimeout?: () => void;
 }
 
 const RELEASE = `if redis.call('get', KEYS[1]) == ARGV[1] then return redis.call('del', KEYS[1]) else return 0 end`;
@@ -36,46 +41,62 @@ function retryRelease(release: () => Promise<unknown>, until: number): void {
  * holder of the token (a Lua compare-and-delete), renewed while held. A renewal that finds the token
  * gone, or that cannot reach Redis until the lease has run out, aborts `Lease.signal`.
  */
-export function redisLocks(client: RedisLockClient, options: RedisLocksOptions = {}): LockProvider {
+export function redisLocks(client: RedisLockClient | (() => RedisLockClient), options: RedisLocksOptions = {}): LockProvider {
   const leaseMs = options.leaseMs ?? 15_000;
   const pollMs = options.pollMs ?? 25;
   const prefix = options.prefix ?? 'agenthost:lock:';
+  const commandTimeoutMs = options.commandTimeoutMs ?? 2_000;
+  const current = typeof client === 'function' ? client : () => client;
+  const command = <T>(work: (c: RedisLockClient) => Promise<T>) => withDeadline(() => work(current()), commandTimeoutMs, options.onTimeout);
+  const release = (key: string, token: string) => command((c) => c.eval(RELEASE, { keys: [key], arguments: [token] }));
 
   async function tryTake(key: string, token: string): Promise<boolean> {
     try {
-      return (await client.set(key, token, { NX: true, PX: leaseMs })) === 'OK';
+      return (await command((c) => c.set(key, token, { NX: true, PX: leaseMs }))) === 'OK';
     } catch (error) {
       // The SET may have landed with its reply lost; the token is ours alone, so releasing it is safe.
-      retryRelease(() => client.eval(RELEASE, { keys: [key], arguments: [token] }), Date.now() + leaseMs);
+      retryRelease(() => release(key, token), Date.now() + leaseMs);
       throw new StorageUnavailableError({ message: 'The lock service is unavailable; retry later', cause: error });
     }
   }
 
-  function hold(key: string, token: string): Lease {
+  function hold(key: string, token: string, sentAt: number): Lease {
     const lost = new AbortController();
-    let confirmedUntil = Date.now() + leaseMs;
+    // Counted from when the request was sent: the lease may have started any time after that.
+    let confirmedUntil = sentAt + leaseMs;
     let released = false;
     const renew = setInterval(async () => {
+      const renewSentAt = Date.now();
       try {
-        const ok = await client.eval(RENEW, { keys: [key], arguments: [token, String(leaseMs)] });
-        if (Number(ok) === 1) confirmedUntil = Date.now() + leaseMs;
+        const ok = await command((c) => c.eval(RENEW, { keys: [key], arguments: [token, String(leaseMs)] }));
+        if (Number(ok) === 1) confirmedUntil = renewSentAt + leaseMs;
         else lose(new Error('the lock was taken over after its lease ran out'));
       } catch (error) {
         if (Date.now() >= confirmedUntil) lose(error);
       }
     }, Math.max(10, Math.floor(leaseMs / 3)));
     renew.unref();
+    // Lose the lease by the local clock too, even when renewals hang instead of failing.
+    const expiry = setInterval(() => {
+      if (Date.now() >= confirmedUntil) lose(new Error('the lease ran out before it could be renewed'));
+    }, Math.max(10, Math.floor(leaseMs / 10)));
+    expiry.unref();
     const lose = (reason: unknown) => {
       clearInterval(renew);
+      clearInterval(expiry);
       if (!released) lost.abort(new StorageUnavailableError({ message: 'Lost a lock', cause: reason }));
     };
-    const releaseNow = () => client.eval(RELEASE, { keys: [key], arguments: [token] });
+    const releaseNow = () => release(key, token);
     return {
       signal: lost.signal,
+      get validUntil() {
+        return confirmedUntil;
+      },
       release: async () => {
         if (released) return;
         released = true;
         clearInterval(renew);
+        clearInterval(expiry);
         try {
           await releaseNow();
         } catch (error) {
@@ -95,7 +116,8 @@ export function redisLocks(client: RedisLockClient, options: RedisLocksOptions =
       const deadline = Date.now() + waitMs;
       for (;;) {
         signal?.throwIfAborted();
-        if (await tryTake(key, token)) return hold(key, token);
+        const sentAt = Date.now();
+        if (await tryTake(key, token)) return hold(key, token, sentAt);
         const left = deadline - Date.now();
         if (left <= 0) throw new ConflictError({ message: `Gave up waiting ${waitMs} ms for a lock` });
         await sleep(Math.min(left, pollMs / 2 + Math.random() * pollMs));
