@@ -8,4 +8,6 @@ export default defineConfig({
   clean: true,
   target: 'node20',
   tsconfig: 'tsconfig.build.json',
+  // A JSON module left external would need an import attribute in the ESM build; bundle it instead.
+  noExternal: [/^ajv\/dist\/refs\/json-schema-secure\.json$/],
 });

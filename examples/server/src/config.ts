@@ -1,3 +1,4 @@
+import type { McpServerConfig } from '@agenthost/tools';
 import { z } from 'zod';
 
 /** One API key: the account it authenticates and the secret. */
@@ -17,6 +18,12 @@ export interface ServerConfig {
   openaiApi: 'responses' | 'chat' | undefined;
   openaiModels: string[] | undefined;
   bodyLimit: string;
+  /** Tavily API key: enables the `web_search` tool. */
+  tavilyApiKey: string | undefined;
+  /** Tavily API base URL (for a proxy or a test double). */
+  tavilyBaseURL: string | undefined;
+  /** MCP servers offered as tools named `mcp:<name>`. */
+  mcpServers: Record<string, McpServerConfig>;
   /** `memory`, or a `sqlite://`, `redis://` or `postgres://` location. */
   store: string;
   /** Prefix of every stored key, so deployments can share one database. */
@@ -62,6 +69,37 @@ const whole = (min: number, max: number) =>
     .min(min, `must be at least ${min}`)
     .max(max, `must be at most ${max}`);
 
+const mcpServer = z.union(
+  [
+    z.strictObject({
+      command: z.string().min(1),
+      args: z.array(z.string()).optional(),
+      env: z.record(z.string(), z.string()).optional(),
+      cwd: z.string().min(1).optional(),
+    }),
+    z.strictObject({ url: z.url({ protocol: /^https?$/, error: 'must be an http(s) URL' }), headers: z.record(z.string(), z.string()).optional() }),
+  ],
+  { error: 'each server needs {"command": ..., "args"?, "env"?, "cwd"?} (stdio) or {"url": "http(s)://...", "headers"?} (HTTP)' },
+);
+
+const mcpServers = z
+  .string()
+  .transform((text, ctx) => {
+    try {
+      return JSON.parse(text) as unknown;
+    } catch {
+      ctx.addIssue({ code: 'custom', message: 'must be JSON, e.g. {"files": {"command": "npx", "args": ["-y", "@modelcontextprotocol/server-filesystem", "/data"]}}' });
+      return z.NEVER;
+    }
+  })
+  .pipe(
+    z.record(z.string(), mcpServer).superRefine((servers, ctx) => {
+      for (const name of Object.keys(servers)) {
+        if (!/^[A-Za-z0-9_-]{1,64}$/.test(name)) ctx.addIssue({ code: 'custom', path: [name], message: 'server names are 1-64 characters of letters, digits, "_" or "-"' });
+      }
+    }),
+  );
+
 const apiKeys = z.string().transform((text, ctx): KeyEntry[] => {
   const entries: KeyEntry[] = [];
   const seen = new Set<string>();
@@ -105,6 +143,9 @@ const envSchema = z.object({
   AGENTHOST_MAX_TOOL_STEPS: optional(whole(1, 50)).transform((n) => n ?? 5),
   AGENTHOST_PROVIDER_TIMEOUT_MS: optional(whole(100, 3_600_000)).transform((n) => n ?? 60_000),
   AGENTHOST_PROVIDER_RETRIES: optional(whole(0, 10)).transform((n) => n ?? 2),
+  TAVILY_API_KEY: optional(z.string()),
+  TAVILY_BASE_URL: optional(z.url({ protocol: /^https?$/, error: 'must be an http(s) URL' })),
+  AGENTHOST_MCP_SERVERS: optional(mcpServers).transform((m) => m ?? {}),
   OPENAI_API_KEY: optional(z.string()),
   OPENAI_BASE_URL: optional(z.url({ protocol: /^https?$/, error: 'must be an http(s) URL, e.g. http://127.0.0.1:11434/v1' })),
   OPENAI_API: optional(z.enum(['responses', 'chat'], { error: 'must be "responses" or "chat"' })),
@@ -130,6 +171,9 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     openaiApi: e.OPENAI_API,
     openaiModels: e.OPENAI_MODELS?.length ? e.OPENAI_MODELS : undefined,
     bodyLimit: e.AGENTHOST_BODY_LIMIT,
+    tavilyApiKey: e.TAVILY_API_KEY,
+    tavilyBaseURL: e.TAVILY_BASE_URL,
+    mcpServers: e.AGENTHOST_MCP_SERVERS as Record<string, McpServerConfig>,
     store: e.AGENTHOST_STORE,
     storeNamespace: e.AGENTHOST_STORE_NAMESPACE,
     runWaitMs: e.AGENTHOST_RUN_WAIT_MS,

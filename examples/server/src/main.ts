@@ -25,6 +25,9 @@ Settings come from environment variables:
   AGENTHOST_UNSAFE_DISABLE_LOCKS
                         "true" turns cross-server locks off; loses writes when servers share a
                         store (for tests and demos only)
+  TAVILY_API_KEY        enables the web_search tool (Tavily); TAVILY_BASE_URL overrides its address
+  AGENTHOST_MCP_SERVERS MCP servers offered as tools "mcp:<name>", as JSON:
+                        {"files": {"command": "npx", "args": [...]}, "docs": {"url": "https://.../mcp"}}
   OPENAI_API_KEY        enables the OpenAI models
   OPENAI_BASE_URL       any OpenAI-compatible server (Ollama, vLLM, LM Studio), e.g. http://127.0.0.1:11434/v1
   OPENAI_API            "responses" or "chat" (default: responses for OpenAI, chat with OPENAI_BASE_URL)
@@ -59,7 +62,7 @@ const running = await startServer(config, { logger }).catch((error: NodeJS.Errno
   process.exit(1);
 });
 
-const lines = [`agenthost listening on ${running.url}`, `  models: ${running.models.join(', ')}`, `  store: ${running.store.description}${storeNote(running.store.kind)}`];
+const lines = [`agenthost listening on ${running.url}`, `  models: ${running.models.join(', ')}`, `  tools: ${running.tools.join(', ')}`, `  store: ${running.store.description}${storeNote(running.store.kind)}`];
 if (config.unsafeDisableLocks) lines.push('  WARNING: AGENTHOST_UNSAFE_DISABLE_LOCKS=true: servers sharing this store will lose writes');
 if (running.devKey) {
   lines.push(

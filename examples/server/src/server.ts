@@ -4,6 +4,7 @@ import type { AddressInfo } from 'node:net';
 import { AgentService, combineModels, echoModels, openAIModels, type ModelProvider } from '@agenthost/core';
 import { createAgentRouter, failure, serialize, staticKeys, type ErrorLogger } from '@agenthost/express';
 import { openStore, type OpenedStore } from '@agenthost/storage';
+import { builtinTools, combineTools, mcpTools, type McpToolProvider } from '@agenthost/tools';
 import express from 'express';
 import type { KeyEntry, ServerConfig } from './config.js';
 
@@ -19,6 +20,8 @@ export interface RunningServer {
   models: readonly string[];
   /** The store, as opened from `AGENTHOST_STORE`. */
   store: OpenedStore;
+  /** The tool integration names offered. */
+  tools: readonly string[];
   /** Stops accepting connections, lets in-flight requests finish, closes the store. */
   close(): Promise<void>;
 }
@@ -63,10 +66,19 @@ export async function startServer(config: ServerConfig, options: { logger?: Erro
     ...(options.logger && { onError: (error: unknown) => options.logger!.error({ err: String(error) }, 'Storage connection error') }),
   });
   const models = modelsFor(config);
+  let mcp: McpToolProvider | undefined;
+  try {
+    mcp = Object.keys(config.mcpServers).length ? await mcpTools(config.mcpServers) : undefined;
+  } catch (error) {
+    await store.close().catch(() => {});
+    throw error;
+  }
+  const tools = combineTools(builtinTools({ tavilyApiKey: config.tavilyApiKey, tavilyBaseURL: config.tavilyBaseURL }), ...(mcp ? [mcp] : []));
   const { limits } = config;
   const service = new AgentService({
     store: store.store,
     models,
+    tools,
     locks: store.locks,
     runWaitMs: config.runWaitMs,
     maxInputChars: limits.maxInputChars,
@@ -84,7 +96,7 @@ export async function startServer(config: ServerConfig, options: { logger?: Erro
       server.once('error', reject);
     });
   } catch (error) {
-    await store.close().catch(() => {});
+    await Promise.all([store.close().catch(() => {}), mcp?.close().catch(() => {})]);
     throw error;
   }
   const { port } = server.address() as AddressInfo;
@@ -96,10 +108,11 @@ export async function startServer(config: ServerConfig, options: { logger?: Erro
     devKey,
     models: models.listModels(),
     store,
+    tools: tools.listTools(),
     close: () =>
       new Promise<void>((resolve, reject) => {
         server.close((err) => {
-          store.close().then(() => (err ? reject(err) : resolve()), reject);
+          Promise.all([store.close(), mcp?.close()]).then(() => (err ? reject(err) : resolve()), reject);
         });
         server.closeIdleConnections();
       }),
