@@ -5,10 +5,10 @@ import { MockLanguageModelV3, convertArrayToReadableStream } from 'ai/test';
 import { beforeEach, describe, expect, test } from 'vitest';
 import { z } from 'zod';
 import { AgentService, type AgentServiceOptions } from './agent-service.js';
-import { AgentHostError } from './errors/agenthost-error.js';
 import { EchoLanguageModel } from './models/echo-model.js';
 import { staticModels } from './models/static-models.js';
 import type { RunEvent } from './records.js';
+import { agentHostError as rejection } from './testing/rejection.js';
 import { sequentialIds, testClock } from './testing/test-clock.js';
 import { staticTools } from './tools/static-tools.js';
 
@@ -19,14 +19,6 @@ function service(options: Partial<AgentServiceOptions> = {}) {
   return new AgentService({ store, models: staticModels({ echo: new EchoLanguageModel() }), now: testClock(), generateId: sequentialIds(), maxRetries: 0, ...options });
 }
 
-async function rejection(promise: Promise<unknown>): Promise<AgentHostError> {
-  const error = await promise.then(
-    () => undefined,
-    (e: unknown) => e,
-  );
-  if (!AgentHostError.isInstance(error)) throw new Error(`expected an AgentHostError, got ${String(error)}`);
-  return error;
-}
 
 async function collect(events: AsyncIterable<RunEvent>): Promise<RunEvent[]> {
   const out: RunEvent[] = [];

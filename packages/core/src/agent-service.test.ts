@@ -5,8 +5,8 @@ import { MockLanguageModelV3 } from 'ai/test';
 import { beforeEach, describe, expect, test, vi } from 'vitest';
 import { z } from 'zod';
 import { AgentService, type AgentServiceOptions } from './agent-service.js';
-import { AgentHostError } from './errors/agenthost-error.js';
 import { staticModels } from './models/static-models.js';
+import { agentHostError as rejection } from './testing/rejection.js';
 import { sequentialIds, testClock, type TestClock } from './testing/test-clock.js';
 import { staticTools } from './tools/static-tools.js';
 
@@ -31,14 +31,6 @@ function makeService(options: Partial<AgentServiceOptions> = {}) {
   return new AgentService({ store, models: staticModels({ mock: model }), now: clock, generateId: sequentialIds(), maxRetries: 0, ...options });
 }
 
-async function rejection(promise: Promise<unknown>): Promise<AgentHostError> {
-  const error = await promise.then(
-    () => undefined,
-    (e: unknown) => e,
-  );
-  if (!AgentHostError.isInstance(error)) throw new Error(`expected an AgentHostError, got ${String(error)}`);
-  return error;
-}
 
 beforeEach(() => {
   store = new MemoryStore();

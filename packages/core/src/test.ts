@@ -13,4 +13,5 @@ export {
   type FakeOpenAIServer,
   type FakeToolCall,
 } from './testing/fake-openai-server.js';
+export { agentHostError } from './testing/rejection.js';
 export { sequentialIds, testClock, type TestClock } from './testing/test-clock.js';

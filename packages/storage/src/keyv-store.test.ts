@@ -1,21 +1,14 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { AgentHostError, type AgentRecord } from '@agenthost/core';
+import { AgentHostError } from '@agenthost/core';
 import Keyv from 'keyv';
 import { afterAll, describe, expect, test } from 'vitest';
 import { KeyvStore } from './keyv-store.js';
 import { openStore } from './open-store.js';
 import { storageContractTests } from './test.js';
-import { DATABASE_URL, REDIS_URL, clearPostgres, clearRedis, runNamespace } from './test-services.js';
+import { DATABASE_URL, REDIS_URL, agentRecord, clearPostgres, clearRedis, runNamespace } from './test-services.js';
 
-const agent = (id: string): AgentRecord => ({
-  agent_id: id,
-  name: 'A',
-  config: { agent_id: id, name: 'A', instruction: 'i', model: 'echo', tool: null, component: 'Chat' },
-  created_at: '2026-01-01T00:00:00.000Z',
-  updated_at: '2026-01-01T00:00:00.000Z',
-});
 
 describe('KeyvStore over Keyv\'s in-memory Map', () => {
   storageContractTests({ describe, test }, () => new KeyvStore(new Keyv({ throwOnErrors: true })));
@@ -24,7 +17,7 @@ describe('KeyvStore over Keyv\'s in-memory Map', () => {
     const map = new Map<string, unknown>();
     const store = new KeyvStore(new Keyv({ store: map, throwOnErrors: true }));
     const longAccount = `acct-${'x'.repeat(500)}`;
-    await store.createAgent(longAccount, agent('agt_secret_id'));
+    await store.createAgent(longAccount, agentRecord('agt_secret_id'));
     await store.appendMessages({ accountId: longAccount, agentId: 'agt_secret_id', sessionId: 'ses_visible?' }, [{ role: 'user', content: 'hi', created_at: 'x' }]);
     const keys = [...map.keys()];
     // The agent, the account's agent index (entry, count), the agent's session index (entry, count),
@@ -54,7 +47,7 @@ describe('KeyvStore over Keyv\'s in-memory Map', () => {
     for (const call of [
       () => store.getAgent('a', 'b'),
       () => store.listAgents('a'),
-      () => store.createAgent('a', agent('b')),
+      () => store.createAgent('a', agentRecord('b')),
       () => store.readMessages({ accountId: 'a', agentId: 'b', sessionId: 'c' }),
       () => store.appendMessages({ accountId: 'a', agentId: 'b', sessionId: 'c' }, [{ role: 'user', content: 'x', created_at: 'y' }]),
     ]) {
@@ -66,7 +59,7 @@ describe('KeyvStore over Keyv\'s in-memory Map', () => {
   test('a write the backend does not confirm is an error', async () => {
     const keyv = new Keyv({ throwOnErrors: true });
     Object.assign(keyv, { set: async () => false });
-    const error = await new KeyvStore(keyv).createAgent('a', agent('b')).catch((e: unknown) => e);
+    const error = await new KeyvStore(keyv).createAgent('a', agentRecord('b')).catch((e: unknown) => e);
     expect(AgentHostError.isInstance(error) && error.code).toBe('storage_unavailable');
   });
 });

@@ -1,5 +1,6 @@
 // Test support (not shipped): where the test servers are, and cleanup of what tests wrote.
 import { createClient } from '@keyv/redis';
+import type { AgentRecord } from '@agenthost/core';
 import pg from 'pg';
 
 export const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
@@ -69,3 +70,12 @@ export async function tcpProxy(target: { host: string; port: number }): Promise<
     },
   };
 }
+
+/** A minimal agent record for store tests. */
+export const agentRecord = (id: string): AgentRecord => ({
+  agent_id: id,
+  name: 'A',
+  config: { agent_id: id, name: 'A', instruction: 'i', model: 'echo', tool: null, component: 'Chat' },
+  created_at: '2026-01-01T00:00:00.000Z',
+  updated_at: '2026-01-01T00:00:00.000Z',
+});

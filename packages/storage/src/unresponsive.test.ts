@@ -3,7 +3,7 @@ import pg from 'pg';
 import { afterEach, expect, test } from 'vitest';
 import { postgresLocks } from './locks/postgres-locks.js';
 import { openStore } from './open-store.js';
-import { DATABASE_URL, REDIS_URL, clearRedis, runNamespace, tcpProxy, type TcpProxy } from './test-services.js';
+import { DATABASE_URL, REDIS_URL, agentRecord, clearRedis, runNamespace, tcpProxy, type TcpProxy } from './test-services.js';
 
 // A database that stops answering without closing the connection (a partition, a black-holed
 // address): calls must still fail within their bounds, and the connection must recover by itself.
@@ -14,13 +14,6 @@ afterEach(async () => {
   proxy = undefined;
 });
 
-const agent = (id: string): AgentRecord => ({
-  agent_id: id,
-  name: 'A',
-  config: { agent_id: id, name: 'A', instruction: 'i', model: 'echo', tool: null, component: 'Chat' },
-  created_at: '2026-01-01T00:00:00.000Z',
-  updated_at: '2026-01-01T00:00:00.000Z',
-});
 
 async function code(promise: Promise<unknown>): Promise<string> {
   const error = await promise.then(
@@ -36,13 +29,13 @@ test('a Redis that stops answering: bounded errors, leases lost, a quick close, 
   const namespace = runNamespace('blackhole');
   const opened = await openStore(`redis://127.0.0.1:${proxy.port}`, { namespace, commandTimeoutMs: 500, lockLeaseMs: 1_200 });
   try {
-    await opened.store.createAgent('acct', agent('agt_1'));
+    await opened.store.createAgent('acct', agentRecord('agt_1'));
     const lease = await opened.locks.acquire('held-across-the-outage', { waitMs: 1_000 });
 
     proxy.blackhole(true);
     let started = Date.now();
     expect(await code(opened.store.getAgent('acct', 'agt_1'))).toBe('storage_unavailable');
-    expect(await code(opened.store.createAgent('acct', agent('agt_2')))).toBe('storage_unavailable');
+    expect(await code(opened.store.createAgent('acct', agentRecord('agt_2')))).toBe('storage_unavailable');
     expect(Date.now() - started).toBeLessThan(3_000);
     for (let i = 0; i < 40 && !lease.signal.aborted; i++) await sleep(50);
     expect(lease.signal.aborted).toBe(true);
