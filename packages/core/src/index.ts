@@ -6,7 +6,7 @@ export { inProcessLocks } from './locks/in-process-locks.js';
 export { ECHO_MODEL_NAME, EchoLanguageModel, countEchoTokens } from './models/echo-model.js';
 export { DEFAULT_OPENAI_MODELS, openAIModels, type OpenAIModelsOptions } from './models/openai-models.js';
 export { combineModels, echoModels, staticModels } from './models/static-models.js';
-export type { AgentStore, MessageWindow, SessionPage, SessionRef } from './ports/agent-store.js';
+export type { AgentPage, AgentStore, MessageWindow, SessionPage, SessionRef } from './ports/agent-store.js';
 export type { AcquireOptions, Lease, LockProvider } from './ports/lock-provider.js';
 export type { ChatModel, ModelProvider } from './ports/model-provider.js';
 export type { ToolProvider } from './ports/tool-provider.js';

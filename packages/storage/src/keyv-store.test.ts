@@ -20,11 +20,12 @@ describe('KeyvStore over Keyv\'s in-memory Map', () => {
     await store.createAgent(longAccount, agentRecord('agt_secret_id'));
     await store.appendMessages({ accountId: longAccount, agentId: 'agt_secret_id', sessionId: 'ses_visible?' }, [{ role: 'user', content: 'hi', created_at: 'x' }]);
     const keys = [...map.keys()];
-    // The agent, the account's agent index (entry, count), the agent's session index (entry, count),
-    // one message and the session's meta record.
+    // The agent, the account's agent index (entry, count) and the agent's place in it, the agent's
+    // session index (entry, count), one message and the session's meta record.
     expect(keys.map((k) => k.replace(/[A-Za-z0-9_-]{43}/, 'H'))).toStrictEqual([
       'keyv:agent:H',
       'keyv:agents:H:0',
+      'keyv:agent:H:pos',
       'keyv:agents:H:n',
       'keyv:sessions:H:0',
       'keyv:sessions:H:n',

@@ -3,6 +3,7 @@ import {
   AgentHostError,
   StorageUnavailableError,
   inProcessLocks,
+  type AgentPage,
   type AgentRecord,
   type AgentStore,
   type Lease,
@@ -75,13 +76,74 @@ export class KeyvStore implements AgentStore {
 
   async createAgent(accountId: string, agent: AgentRecord): Promise<void> {
     const index = `agents:${digest(accountId)}`;
-    await this.#set(`agent:${digest(accountId, agent.agent_id)}`, agent);
+    const key = `agent:${digest(accountId, agent.agent_id)}`;
+    await this.#set(key, agent);
     await this.#locked(`index:${index}`, async (lease) => {
       const n = await this.#count(`${index}:n`);
       await this.#set(`${index}:${n}`, agent.agent_id);
+      await this.#set(`${key}:pos`, n);
       this.#stillHeld(lease);
       await this.#set(`${index}:n`, n + 1);
     });
+  }
+
+  async listAgentsPage(accountId: string, { limit, after, order }: { limit: number; after?: number; order: 'asc' | 'desc' }): Promise<AgentPage> {
+    const index = `agents:${digest(accountId)}`;
+    const n = await this.#count(`${index}:n`);
+    const step = order === 'asc' ? 1 : -1;
+    const agents: AgentRecord[] = [];
+    let pos = after === undefined ? (order === 'asc' ? 0 : n - 1) : after + step;
+    let last = pos;
+    while (pos >= 0 && pos < n && agents.length < limit) {
+      // Read a little more than needed: entries of deleted agents are skipped.
+      const want = limit - agents.length + 4;
+      const positions = range(0, want).map((i) => pos + i * step).filter((p) => p >= 0 && p < n);
+      const found = await this.#liveAgents(accountId, index, positions);
+      for (const p of positions) {
+        if (agents.length === limit) break;
+        const agent = found.get(p);
+        if (agent) agents.push(agent);
+        last = p;
+        pos = p + step;
+      }
+    }
+    return { agents, next: agents.length === limit && pos >= 0 && pos < n ? last : null };
+  }
+
+  async updateAgent(accountId: string, agent: AgentRecord): Promise<boolean> {
+    const key = `agent:${digest(accountId, agent.agent_id)}`;
+    if (!(await this.#call(() => this.#keyv.get(key)))) return false;
+    await this.#set(key, agent);
+    return true;
+  }
+
+  async deleteAgent(accountId: string, agentId: string): Promise<boolean> {
+    const key = `agent:${digest(accountId, agentId)}`;
+    const pos = await this.#call(() => this.#keyv.get<number>(`${key}:pos`));
+    if (pos === undefined || !(await this.#call(() => this.#keyv.get(key)))) return false;
+    // The index entry becomes a tombstone first: from then on the agent is gone from every list.
+    await this.#set(`agents:${digest(accountId)}:${pos}`, null);
+    await this.#call(() => this.#keyv.delete(key));
+    const sessions = `sessions:${digest(accountId, agentId)}`;
+    const count = await this.#count(`${sessions}:n`);
+    for (let i = 0; i < count; i += BATCH) {
+      const ids = await this.#getMany<string>(range(i, Math.min(count, i + BATCH)).map((j) => `${sessions}:${j}`));
+      for (const sessionId of new Set(ids.filter((id): id is string => typeof id === 'string'))) await this.deleteSession({ accountId, agentId, sessionId });
+    }
+    await this.#call(() => this.#keyv.deleteMany([...range(0, count).map((j) => `${sessions}:${j}`), `${sessions}:n`, `${key}:pos`]));
+    return true;
+  }
+
+  /** The agents at `positions` of an account's index, skipping tombstones of deleted ones. */
+  async #liveAgents(accountId: string, index: string, positions: number[]): Promise<Map<number, AgentRecord>> {
+    const ids = await this.#getMany<string | null>(positions.map((p) => `${index}:${p}`));
+    // Every entry below the count was written before the count moved: a gap means the read failed
+    // (Keyv's fallback getMany turns errors into gaps). A deleted agent leaves `null`.
+    if (ids.some((id) => id === undefined)) throw new StorageUnavailableError({ message: 'An agent index could not be read whole' });
+    const live = positions.flatMap((p, i) => (ids[i] ? [{ p, id: ids[i]! }] : []));
+    const agents = await this.#getMany<AgentRecord>(live.map(({ id }) => `agent:${digest(accountId, id)}`));
+    if (agents.some((a) => a === undefined)) throw new StorageUnavailableError({ message: 'An agent could not be read' });
+    return new Map(live.flatMap(({ p }, i) => (agents[i] ? [[p, agents[i]!] as const] : [])));
   }
 
   async getAgent(accountId: string, agentId: string): Promise<AgentRecord | undefined> {
@@ -90,14 +152,8 @@ export class KeyvStore implements AgentStore {
 
   async listAgents(accountId: string): Promise<AgentRecord[]> {
     const index = `agents:${digest(accountId)}`;
-    const n = await this.#count(`${index}:n`);
-    const ids = await this.#getMany<string>(range(0, n).map((i) => `${index}:${i}`));
-    // Every index entry below the count was written before the count moved, and its agent before
-    // that: a gap means the read failed (Keyv's fallback getMany turns errors into gaps).
-    if (ids.some((id) => id === undefined)) throw new StorageUnavailableError({ message: 'An agent index could not be read whole' });
-    const agents = await this.#getMany<AgentRecord>(ids.map((id) => `agent:${digest(accountId, id!)}`));
-    if (agents.some((a) => a === undefined)) throw new StorageUnavailableError({ message: 'An agent could not be read' });
-    return agents as AgentRecord[];
+    const positions = range(0, await this.#count(`${index}:n`));
+    return [...(await this.#liveAgents(accountId, index, positions)).values()];
   }
 
   async appendMessages(session: SessionRef, messages: SessionMessage[]): Promise<void> {

@@ -1,4 +1,4 @@
-import type { AgentRecord, AgentStore, MessageWindow, SessionInfo, SessionMessage, SessionPage, SessionRef } from '@agenthost/core';
+import type { AgentPage, AgentRecord, AgentStore, MessageWindow, SessionInfo, SessionMessage, SessionPage, SessionRef } from '@agenthost/core';
 
 interface StoredSession {
   info: SessionInfo;
@@ -16,6 +16,8 @@ interface StoredSession {
  */
 export class MemoryStore implements AgentStore {
   readonly #agents = new Map<string, Map<string, AgentRecord>>();
+  /** Per account: agent ids by position, `undefined` where one was deleted. */
+  readonly #agentIndexes = new Map<string, (string | undefined)[]>();
   readonly #sessions = new Map<string, StoredSession>();
   /** Per (account, agent): session ids by position, `undefined` where one was deleted. */
   readonly #indexes = new Map<string, (string | undefined)[]>();
@@ -24,6 +26,41 @@ export class MemoryStore implements AgentStore {
     let agents = this.#agents.get(accountId);
     if (!agents) this.#agents.set(accountId, (agents = new Map()));
     agents.set(agent.agent_id, structuredClone(agent));
+    let index = this.#agentIndexes.get(accountId);
+    if (!index) this.#agentIndexes.set(accountId, (index = []));
+    index.push(agent.agent_id);
+  }
+
+  async listAgentsPage(accountId: string, { limit, after, order }: { limit: number; after?: number; order: 'asc' | 'desc' }): Promise<AgentPage> {
+    const index = this.#agentIndexes.get(accountId) ?? [];
+    const agents: AgentRecord[] = [];
+    const step = order === 'asc' ? 1 : -1;
+    let pos = after === undefined ? (order === 'asc' ? 0 : index.length - 1) : after + step;
+    for (; pos >= 0 && pos < index.length && agents.length < limit; pos += step) {
+      const id = index[pos];
+      const agent = id === undefined ? undefined : this.#agents.get(accountId)?.get(id);
+      if (agent) agents.push(structuredClone(agent));
+    }
+    const rest = order === 'asc' ? index.slice(pos) : index.slice(0, Math.max(0, pos + 1));
+    return { agents, next: agents.length > 0 && rest.some((id) => id !== undefined) ? pos - step : null };
+  }
+
+  async updateAgent(accountId: string, agent: AgentRecord): Promise<boolean> {
+    const agents = this.#agents.get(accountId);
+    if (!agents?.has(agent.agent_id)) return false;
+    agents.set(agent.agent_id, structuredClone(agent));
+    return true;
+  }
+
+  async deleteAgent(accountId: string, agentId: string): Promise<boolean> {
+    if (!this.#agents.get(accountId)?.delete(agentId)) return false;
+    const index = this.#agentIndexes.get(accountId) ?? [];
+    index[index.indexOf(agentId)] = undefined;
+    for (const sessionId of this.#indexes.get(JSON.stringify([accountId, agentId])) ?? []) {
+      if (sessionId !== undefined) this.#sessions.delete(sessionKey({ accountId, agentId, sessionId }));
+    }
+    this.#indexes.delete(JSON.stringify([accountId, agentId]));
+    return true;
   }
 
   async getAgent(accountId: string, agentId: string): Promise<AgentRecord | undefined> {
@@ -32,7 +69,11 @@ export class MemoryStore implements AgentStore {
   }
 
   async listAgents(accountId: string): Promise<AgentRecord[]> {
-    return [...(this.#agents.get(accountId)?.values() ?? [])].map((a) => structuredClone(a));
+    const agents = this.#agents.get(accountId);
+    return (this.#agentIndexes.get(accountId) ?? []).flatMap((id) => {
+      const agent = id === undefined ? undefined : agents?.get(id);
+      return agent ? [structuredClone(agent)] : [];
+    });
   }
 
   async appendMessages(session: SessionRef, messages: SessionMessage[]): Promise<void> {

@@ -10,6 +10,13 @@ export interface SessionRef {
 /** Which messages of a session to read: the newest `last`, or `limit` from position `offset` (0 = oldest). */
 export type MessageWindow = { last?: number } | { offset: number; limit: number };
 
+/** One page of an account's agents. */
+export interface AgentPage {
+  agents: AgentRecord[];
+  /** Pass as `after` to get the next page; `null` when there is none. */
+  next: number | null;
+}
+
 /** One page of an agent's sessions, newest first. */
 export interface SessionPage {
   sessions: SessionInfo[];
@@ -37,6 +44,15 @@ export interface AgentStore {
   getAgent(accountId: string, agentId: string): Promise<AgentRecord | undefined>;
   /** The account's agents, oldest first. */
   listAgents(accountId: string): Promise<AgentRecord[]>;
+  /**
+   * One page of the account's agents: `asc` is oldest first, `desc` newest first; `after` is the
+   * `next` of the previous page. The cost is that of the page, not of the account's history.
+   */
+  listAgentsPage(accountId: string, options: { limit: number; after?: number; order: 'asc' | 'desc' }): Promise<AgentPage>;
+  /** Replaces a stored agent's record; `false` when it does not exist under `accountId`. */
+  updateAgent(accountId: string, agent: AgentRecord): Promise<boolean>;
+  /** Deletes an agent and all of its sessions; `false` when it does not exist under `accountId`. */
+  deleteAgent(accountId: string, agentId: string): Promise<boolean>;
   /** Appends messages to a session (creating it when new), all or nothing, in order. */
   appendMessages(session: SessionRef, messages: SessionMessage[]): Promise<void>;
   /**

@@ -197,6 +197,59 @@ export function storageContractTests(
       ]);
     },
 
+    'an update replaces the record; a missing or foreign agent is not updated': async (store) => {
+      const [a, b] = [unique('acct'), unique('acct')];
+      const record = agent(unique('agt'));
+      await store.createAgent(a, record);
+      const changed = { ...record, name: 'Renamed', config: { ...record.config, name: 'Renamed' }, updated_at: '2026-02-01T00:00:00.000Z' };
+      assert.equal(await store.updateAgent(a, changed), true);
+      assert.deepStrictEqual(await store.getAgent(a, record.agent_id), changed);
+      assert.deepStrictEqual(await store.listAgents(a), [changed]);
+      assert.equal(await store.updateAgent(b, changed), false);
+      assert.equal(await store.updateAgent(a, agent(unique('missing'))), false);
+      assert.equal(await store.getAgent(b, record.agent_id), undefined);
+    },
+
+    'deleting an agent removes it, its sessions and nothing else': async (store) => {
+      const account = unique('acct');
+      const [gone, kept] = [agent(unique('agt'), 'gone'), agent(unique('agt'), 'kept')];
+      await store.createAgent(account, gone);
+      await store.createAgent(account, kept);
+      for (const sessionId of ['s1', 's2']) {
+        await store.appendMessages({ accountId: account, agentId: gone.agent_id, sessionId }, turn(1));
+        await store.appendMessages({ accountId: account, agentId: kept.agent_id, sessionId }, turn(2));
+      }
+      assert.equal(await store.deleteAgent(unique('acct'), gone.agent_id), false);
+      assert.equal(await store.deleteAgent(account, gone.agent_id), true);
+      assert.equal(await store.deleteAgent(account, gone.agent_id), false);
+      assert.equal(await store.getAgent(account, gone.agent_id), undefined);
+      assert.deepStrictEqual(await store.listAgents(account), [kept]);
+      assert.deepStrictEqual(await store.readMessages({ accountId: account, agentId: gone.agent_id, sessionId: 's1' }), []);
+      assert.deepStrictEqual((await store.listSessions(account, gone.agent_id, { limit: 10 })).sessions, []);
+      assert.deepStrictEqual(await store.readMessages({ accountId: account, agentId: kept.agent_id, sessionId: 's1' }), turn(2));
+    },
+
+    'agents list in pages, oldest or newest first, past deleted ones': async (store) => {
+      const account = unique('acct');
+      const records = Array.from({ length: 12 }, (_, i) => agent(`${unique('agt')}-${i}`, `a${i}`));
+      for (const r of records) await store.createAgent(account, r);
+      for (const i of [3, 4, 10]) await store.deleteAgent(account, records[i]!.agent_id);
+      const walk = async (order: 'asc' | 'desc') => {
+        const pages: string[][] = [];
+        let after: number | undefined;
+        for (let guard = 0; guard < 10; guard++) {
+          const page = await store.listAgentsPage(account, { limit: 4, order, ...(after !== undefined && { after }) });
+          pages.push(page.agents.map((a) => a.name));
+          if (page.next === null) break;
+          after = page.next;
+        }
+        return pages;
+      };
+      assert.deepStrictEqual(await walk('asc'), [['a0', 'a1', 'a2', 'a5'], ['a6', 'a7', 'a8', 'a9'], ['a11']]);
+      assert.deepStrictEqual(await walk('desc'), [['a11', 'a9', 'a8', 'a7'], ['a6', 'a5', 'a2', 'a1'], ['a0']]);
+      assert.deepStrictEqual(await store.listAgentsPage(unique('acct'), { limit: 5, order: 'asc' }), { agents: [], next: null });
+    },
+
     'concurrent creates for one account all land': async (store) => {
       const account = unique('acct');
       const ids = Array.from({ length: 100 }, () => unique('agt'));
