@@ -12,8 +12,16 @@ import type { Lease, LockProvider } from './ports/lock-provider.js';
 import type { ChatModel, ModelProvider } from './ports/model-provider.js';
 import type { ToolProvider } from './ports/tool-provider.js';
 import { providerFailure } from './provider-failures.js';
-import type { AgentRecord, RunEvent, RunResult, SessionList, SessionMessage, SessionWithMessages } from './records.js';
-import { SESSION_ID_PATTERN, createAgentInputSchema, runAgentInputSchema, type CreateAgentInput, type RunAgentInput } from './schemas.js';
+import type { AgentConfig, AgentList, AgentRecord, RunEvent, RunResult, SessionList, SessionMessage, SessionWithMessages } from './records.js';
+import {
+  SESSION_ID_PATTERN,
+  createAgentInputSchema,
+  runAgentInputSchema,
+  updateAgentInputSchema,
+  type CreateAgentInput,
+  type RunAgentInput,
+  type UpdateAgentInput,
+} from './schemas.js';
 import { outputFormat } from './structured-output.js';
 import { staticTools } from './tools/static-tools.js';
 import { parseInput } from './validation.js';
@@ -57,6 +65,12 @@ export interface AgentServiceOptions {
 export interface RunOptions {
   /** Aborts the run; nothing is stored for an aborted run. */
   signal?: AbortSignal;
+}
+
+/** Options of a paged list of agents. */
+export interface AgentListOptions extends PageOptions {
+  /** `asc`: oldest first (default); `desc`: newest first. */
+  order?: 'asc' | 'desc';
 }
 
 /** Options of a paged read. */
@@ -182,14 +196,7 @@ export class AgentService {
   async createAgent(accountId: string, input: CreateAgentInput): Promise<AgentRecord> {
     requireAccount(accountId);
     const config = parseInput(createAgentInputSchema, input);
-    if (!this.#models.languageModel(config.model)) {
-      throw field('model', `Unsupported model "${config.model}". Supported models: ${this.listModels().join(', ')}`);
-    }
-    if (config.tool !== null && !this.#tools.tools(config.tool)) {
-      const supported = this.listTools();
-      const message = `Unknown tool "${config.tool}". ${supported.length ? `Supported tools: ${supported.join(', ')}` : 'This server offers no tools'}`;
-      throw new InvalidInputError({ message, details: { tool: { message, path: ['tool'] } } });
-    }
+    this.#checkOffered(config);
     const agentId = this.#generateId('agent');
     const now = this.#now().toISOString();
     const agent: AgentRecord = {
@@ -207,6 +214,71 @@ export class AgentService {
   async listAgents(accountId: string): Promise<AgentRecord[]> {
     requireAccount(accountId);
     return this.#store.listAgents(accountId);
+  }
+
+  /**
+   * One page of the account's agents, oldest or newest first.
+   * @throws InvalidInputError for a bad `limit`, `cursor` or `order`.
+   */
+  async listAgentsPage(accountId: string, options: AgentListOptions = {}): Promise<AgentList> {
+    requireAccount(accountId);
+    const limit = pageLimit(options.limit, 20);
+    const order = options.order ?? 'asc';
+    if (order !== 'asc' && order !== 'desc') throw field('order', 'order must be "asc" or "desc"');
+    const after = decodeCursor(options.cursor);
+    const page = await this.#store.listAgentsPage(accountId, { limit, order, ...(after !== undefined && { after }) });
+    return { agents: page.agents, next_cursor: page.next === null ? null : encodeCursor(page.next) };
+  }
+
+  /**
+   * Changes some of an agent's configuration; fields not given keep their value. Validated like
+   * create. Concurrent updates of one agent take turns (on every server sharing the locks), so none
+   * is lost. `updated_at` moves, `created_at` stays.
+   * @throws NotFoundError; InvalidInputError (also for a body with no field to change); ConflictError.
+   */
+  async updateAgent(accountId: string, agentId: string, input: UpdateAgentInput): Promise<AgentRecord> {
+    await this.getAgent(accountId, agentId);
+    const body = (input ?? {}) as Record<string, unknown>;
+    const { config: nested, ...top } = body;
+    const flat = nested !== null && typeof nested === 'object' && !Array.isArray(nested) ? { ...(nested as Record<string, unknown>), ...top } : body;
+    const changes = Object.fromEntries(Object.entries(parseInput(updateAgentInputSchema, flat)).filter(([, v]) => v !== undefined)) as Partial<AgentConfig>;
+    if (Object.keys(changes).length === 0) throw field('request', 'Give at least one of name, instruction, model, tool, component');
+    const lease = await this.#locks.acquire(`agent:${JSON.stringify([accountId, agentId])}`, { waitMs: this.#runWaitMs }).catch((error: unknown) => {
+      throw AgentHostError.isInstance(error) && error.code === 'conflict' ? new ConflictError({ message: 'The agent is being changed; retry', cause: error }) : error;
+    });
+    try {
+      const current = await this.getAgent(accountId, agentId);
+      const config: AgentConfig = { ...current.config, ...changes };
+      this.#checkOffered(config);
+      // Strictly later than the last change, even when the clock has not moved (or moved back).
+      const updated = new Date(Math.max(this.#now().getTime(), Date.parse(current.updated_at) + 1)).toISOString();
+      const agent: AgentRecord = { ...current, name: config.name, config, updated_at: updated };
+      if (!(await this.#store.updateAgent(accountId, agent))) throw new NotFoundError({ message: 'Agent not found' });
+      return agent;
+    } finally {
+      await this.#release(lease);
+    }
+  }
+
+  /**
+   * Deletes an agent and all of its sessions.
+   * @throws NotFoundError when it does not exist or belongs to another account.
+   */
+  async deleteAgent(accountId: string, agentId: string): Promise<void> {
+    await this.getAgent(accountId, agentId);
+    if (!(await this.#store.deleteAgent(accountId, agentId))) throw new NotFoundError({ message: 'Agent not found' });
+  }
+
+  /** Throws when a configuration names a model or a tool this service does not offer. */
+  #checkOffered(config: { model: string; tool: string | null }): void {
+    if (!this.#models.languageModel(config.model)) {
+      throw field('model', `Unsupported model "${config.model}". Supported models: ${this.listModels().join(', ')}`);
+    }
+    if (config.tool !== null && !this.#tools.tools(config.tool)) {
+      const supported = this.listTools();
+      const message = `Unknown tool "${config.tool}". ${supported.length ? `Supported tools: ${supported.join(', ')}` : 'This server offers no tools'}`;
+      throw new InvalidInputError({ message, details: { tool: { message, path: ['tool'] } } });
+    }
   }
 
   /**

@@ -1,4 +1,4 @@
-export { AgentService, type AgentServiceOptions, type PageOptions, type RunOptions } from './agent-service.js';
+export { AgentService, type AgentListOptions, type AgentServiceOptions, type PageOptions, type RunOptions } from './agent-service.js';
 export { DEFAULT_CONTEXT_WINDOW, DEFAULT_CONTEXT_WINDOWS, estimateTokens } from './context-window.js';
 export * from './errors/index.js';
 export { randomId, type IdGenerator, type IdKind } from './ids.js';
@@ -16,6 +16,7 @@ export type {
   RunEvent,
   RunMetadata,
   RunResult,
+  AgentList,
   SessionInfo,
   SessionList,
   SessionMessage,
@@ -29,8 +30,10 @@ export {
   SESSION_ID_PATTERN,
   createAgentInputSchema,
   runAgentInputSchema,
+  updateAgentInputSchema,
   type CreateAgentInput,
   type RunAgentInput,
+  type UpdateAgentInput,
 } from './schemas.js';
 export { MAX_JSON_FORMAT_LENGTH } from './structured-output.js';
 export { staticTools } from './tools/static-tools.js';

@@ -78,6 +78,13 @@ export interface SessionWithMessages extends SessionInfo {
   next_cursor: string | null;
 }
 
+/** One page of an account's agents. */
+export interface AgentList {
+  agents: AgentRecord[];
+  /** Pass as `cursor` for the next page; `null` at the end. */
+  next_cursor: string | null;
+}
+
 /** One page of an agent's sessions, newest first. */
 export interface SessionList {
   sessions: SessionInfo[];

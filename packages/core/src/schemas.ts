@@ -47,6 +47,36 @@ export const createAgentInputSchema = z.object({
 export type CreateAgentInput = z.input<typeof createAgentInputSchema>;
 
 /**
+ * Input of `updateAgent`: any of the create fields, each validated as on create. Fields not given
+ * keep their value. Server-owned fields are dropped.
+ */
+export const updateAgentInputSchema = z.object({
+  name: text('name', MAX_NAME_LENGTH)
+    .transform((s) => s.trim())
+    .optional(),
+  instruction: text('instruction', MAX_INSTRUCTION_LENGTH).optional(),
+  model: text('model', MAX_NAME_LENGTH)
+    .transform((s) => s.trim())
+    .optional(),
+  tool: z
+    .string({ error: 'tool must be a string or null' })
+    .max(MAX_NAME_LENGTH, `tool must be at most ${MAX_NAME_LENGTH} characters`)
+    .nullable()
+    .optional()
+    .transform((t) => {
+      if (t === undefined) return undefined;
+      const v = t?.trim();
+      return !v || v.toLowerCase() === 'none' ? null : v;
+    }),
+  component: text('component', MAX_NAME_LENGTH)
+    .transform((s) => s.trim())
+    .optional(),
+});
+
+/** What a caller passes to `updateAgent`; a body with a `config` object is read from it too (as `PUT` clients send). */
+export type UpdateAgentInput = z.input<typeof updateAgentInputSchema> & { config?: z.input<typeof updateAgentInputSchema> };
+
+/**
  * Input of `runAgent` and `streamAgent`. `input_data` is accepted as an alias of `input` (older
  * clients send it). A missing or `null` `session_id` starts a new conversation. `json_mode` asks for
  * a JSON answer; `json_format` (a JSON Schema, as an object or as its JSON text) also constrains it.

@@ -8,6 +8,8 @@ export interface ApiRequest {
   params: Record<string, string>;
   query: Record<string, unknown>;
   body: unknown;
+  /** Where the API is mounted (e.g. `/api/v1`), for links. */
+  baseUrl?: string;
   signal?: AbortSignal;
 }
 
@@ -45,7 +47,29 @@ export function createHandlers(service: AgentService) {
       const agent = await service.createAgent(accountId, body as never);
       return success({ agent_id: agent.agent_id, created_at: agent.created_at });
     },
-    listAgents: async ({ accountId }) => success(await service.listAgents(accountId)),
+    listAgents: async ({ accountId, query, baseUrl }) => {
+      // Called as the contract shows (no paging parameter), the list is every agent, oldest first.
+      if (!['limit', 'after', 'order'].some((name) => query[name] !== undefined)) return success(await service.listAgents(accountId));
+      const limit = queryInt(query, 'limit');
+      const cursor = queryString(query, 'after');
+      const order = queryString(query, 'order');
+      const page = await service.listAgentsPage(accountId, {
+        ...(limit !== undefined && { limit }),
+        ...(cursor !== undefined && { cursor }),
+        ...(order !== undefined && { order: order as 'asc' }),
+      });
+      const response = success(page.agents);
+      if (page.next_cursor !== null) {
+        const next = new URLSearchParams({ ...(limit !== undefined && { limit: String(limit) }), ...(order !== undefined && { order }), after: page.next_cursor });
+        response.headers = { 'X-Next-Cursor': page.next_cursor, Link: `<${baseUrl ?? ''}/agents?${next}>; rel="next"` };
+      }
+      return response;
+    },
+    updateAgent: async ({ accountId, params, body }) => success(await service.updateAgent(accountId, params.agentId ?? '', body as never)),
+    deleteAgent: async ({ accountId, params }) => {
+      await service.deleteAgent(accountId, params.agentId ?? '');
+      return success({ agent_id: params.agentId, deleted: true });
+    },
     getAgent: async ({ accountId, params }) => success(await service.getAgent(accountId, params.agentId ?? '')),
     runAgent: async ({ accountId, params, body, signal }) =>
       success(await service.runAgent(accountId, params.agentId ?? '', body as never, signal ? { signal } : {})),

@@ -2,4 +2,5 @@ export { staticKeys, type ApiKeyEntry, type AuthContext, type KeyResolver } from
 export { failure, serialize, success, type ApiResponse, type ErrorEnvelope, type SuccessEnvelope } from './envelope.js';
 export { createHandlers, streamRun, type ApiHandler, type ApiRequest, type SseFrame } from './handlers.js';
 export { INTERNAL_ERROR_MESSAGE, STATUS_BY_CODE, errorResponse } from './http-errors.js';
+export { openApiDocument } from './openapi.js';
 export { createAgentRouter, type AgentRouterOptions, type ErrorLogger } from './router.js';

@@ -224,11 +224,11 @@ describe('errors in the envelope', () => {
     const app = hostApp();
     const unknown = await request(app).get('/api/v1/nothing-here').set('x-api-key', KEY_A);
     expect([unknown.status, unknown.body]).toStrictEqual([404, { success: false, error: 'Route not found: GET /api/v1/nothing-here', status: 404 }]);
-    const del = await request(app).delete('/api/v1/agents/agent_1').set('x-api-key', KEY_A);
+    const del = await request(app).delete('/api/v1/agents').set('x-api-key', KEY_A);
     expect([del.status, del.headers.allow, del.body]).toStrictEqual([
       405,
-      'GET, HEAD',
-      { success: false, error: 'Method DELETE is not allowed here; allowed: GET, HEAD', status: 405 },
+      'GET, HEAD, POST',
+      { success: false, error: 'Method DELETE is not allowed here; allowed: GET, HEAD, POST', status: 405 },
     ]);
   });
 
@@ -300,5 +300,64 @@ describe('response details', () => {
     expect(res.headers['x-request-id']).toMatch(/^[0-9a-f-]{36}$/);
     const unsafe = await request(hostApp()).get('/api/v1/agents').set('x-request-id', 'bad id with spaces');
     expect(unsafe.headers['x-request-id']).toMatch(/^[0-9a-f-]{36}$/);
+  });
+});
+
+describe('changing, deleting and paging agents', () => {
+  const key = (r: request.Test) => r.set('x-api-key', KEY_A);
+
+  test('PATCH changes given fields only; updated_at moves, created_at stays; validated like create', async () => {
+    const clock = testClock('2026-11-22T10:00:00.000Z');
+    service = new AgentService({ store, models: echoModels(), now: clock, generateId: sequentialIds() });
+    const app = hostApp();
+    await key(request(app).post('/api/v1/agents')).send(agentBody);
+    clock.advance(60_000);
+    const patched = await key(request(app).patch('/api/v1/agents/agent_1')).send({ instruction: 'Be terse.', agent_id: 'hijack', created_at: '2000-01-01T00:00:00.000Z' });
+    expect([patched.status, patched.body.data]).toStrictEqual([
+      200,
+      { ...created, config: { ...created.config, instruction: 'Be terse.' }, updated_at: '2026-11-22T10:01:00.000Z' },
+    ]);
+    const bad = await key(request(app).patch('/api/v1/agents/agent_1')).send({ model: 'gpt-9', name: '' });
+    expect([bad.status, Object.keys(bad.body.details)]).toStrictEqual([400, ['name']]);
+    const badModel = await key(request(app).patch('/api/v1/agents/agent_1')).send({ model: 'gpt-9' });
+    expect([badModel.status, badModel.body.details.model.message]).toStrictEqual([400, 'Unsupported model "gpt-9". Supported models: echo']);
+    const empty = await key(request(app).patch('/api/v1/agents/agent_1')).send({});
+    expect([empty.status, empty.body.details]).toStrictEqual([400, { request: { message: 'Give at least one of name, instruction, model, tool, component', path: ['request'] } }]);
+    expect((await store.getAgent('alpha', 'agent_1'))?.config.instruction).toBe('Be terse.');
+  });
+
+  test('PUT takes a full or a partial config, also nested under config', async () => {
+    const app = hostApp();
+    await key(request(app).post('/api/v1/agents')).send(agentBody);
+    const put = await key(request(app).put('/api/v1/agents/agent_1')).send({ agent_id: 'agent_1', name: 'Renamed', config: { instruction: 'New.', model: 'echo', tool: 'None', component: 'Widget' } });
+    expect(put.body.data.config).toStrictEqual({ agent_id: 'agent_1', name: 'Renamed', instruction: 'New.', model: 'echo', tool: null, component: 'Widget' });
+    expect(put.body.data.name).toBe('Renamed');
+  });
+
+  test("DELETE removes the agent and its sessions; a second delete, or another account's, is 404", async () => {
+    const app = hostApp();
+    await key(request(app).post('/api/v1/agents')).send(agentBody);
+    await key(request(app).post('/api/v1/agents/agent_1/run')).send({ input: 'hi', session_id: 's' });
+    const foreign = await request(app).delete('/api/v1/agents/agent_1').set('x-api-key', KEY_B);
+    expect([foreign.status, foreign.body]).toStrictEqual([404, { success: false, error: 'Agent not found', status: 404 }]);
+    const del = await key(request(app).delete('/api/v1/agents/agent_1'));
+    expect([del.status, del.body]).toStrictEqual([200, { success: true, data: { agent_id: 'agent_1', deleted: true }, status: 200 }]);
+    expect((await key(request(app).delete('/api/v1/agents/agent_1'))).status).toBe(404);
+    expect(await store.readMessages({ accountId: 'alpha', agentId: 'agent_1', sessionId: 's' })).toStrictEqual([]);
+    expect((await key(request(app).get('/api/v1/agents'))).body.data).toStrictEqual([]);
+  });
+
+  test('GET /agents pages with limit, after and order; the cursor is in headers, the array stays in data', async () => {
+    const app = hostApp();
+    for (let i = 0; i < 5; i++) await key(request(app).post('/api/v1/agents')).send({ ...agentBody, name: `a${i}` });
+    const all = await key(request(app).get('/api/v1/agents'));
+    expect([all.body.data.length, all.headers['x-next-cursor']]).toStrictEqual([5, undefined]);
+    const first = await key(request(app).get('/api/v1/agents?limit=2&order=desc'));
+    expect(first.body.data.map((a: { name: string }) => a.name)).toStrictEqual(['a4', 'a3']);
+    expect(first.headers.link).toBe(`</api/v1/agents?limit=2&order=desc&after=${first.headers['x-next-cursor']}>; rel="next"`);
+    const second = await key(request(app).get(`/api/v1/agents?limit=2&order=desc&after=${first.headers['x-next-cursor']}`));
+    const third = await key(request(app).get(`/api/v1/agents?limit=2&order=desc&after=${second.headers['x-next-cursor']}`));
+    expect([second.body.data.map((a: { name: string }) => a.name), third.body.data.map((a: { name: string }) => a.name), third.headers['x-next-cursor']]).toStrictEqual([['a2', 'a1'], ['a0'], undefined]);
+    for (const q of ['limit=0', 'limit=101', 'limit=x', 'order=sideways', 'after=nope']) expect((await key(request(app).get(`/api/v1/agents?${q}`))).status).toBe(400);
   });
 });

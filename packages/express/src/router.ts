@@ -5,6 +5,7 @@ import type { KeyResolver } from './auth.js';
 import { failure, serialize, type ApiResponse } from './envelope.js';
 import { createHandlers, streamRun, type ApiHandler, type ApiRequest } from './handlers.js';
 import { errorResponse } from './http-errors.js';
+import { openApiDocument } from './openapi.js';
 
 /** Where unexpected errors are reported; a pino logger fits. Never given a key or a request body. */
 export interface ErrorLogger {
@@ -89,6 +90,12 @@ export function createAgentRouter(service: AgentService, options: AgentRouterOpt
     next();
   });
 
+  // The API's own description is public, like any published API reference.
+  const document = openApiDocument();
+  router.get('/openapi.json', function agentHostOpenApi(req, res) {
+    res.status(200).set('Content-Type', JSON_TYPE).send(JSON.stringify(document, null, req.query?.pretty === 'true' ? 2 : undefined));
+  });
+
   router.use(async function agentHostApiKeyAuth(req, res, next) {
     const key = req.get('x-api-key');
     if (!key) return send(req, res, failure(401, 'Missing API key: send it in the x-api-key header'));
@@ -127,6 +134,7 @@ export function createAgentRouter(service: AgentService, options: AgentRouterOpt
       params: req.params as Record<string, string>,
       query: req.query as Record<string, unknown>,
       body: req.body ?? {},
+      baseUrl: req.baseUrl,
       signal: aborted.signal,
     };
   };
@@ -168,7 +176,13 @@ export function createAgentRouter(service: AgentService, options: AgentRouterOpt
     };
 
   router.route('/agents').get(handle(handlers.listAgents)).post(handle(handlers.createAgent)).all(notAllowed('GET, HEAD, POST'));
-  router.route('/agents/:agentId').get(handle(handlers.getAgent)).all(notAllowed('GET, HEAD'));
+  router
+    .route('/agents/:agentId')
+    .get(handle(handlers.getAgent))
+    .patch(handle(handlers.updateAgent))
+    .put(handle(handlers.updateAgent))
+    .delete(handle(handlers.deleteAgent))
+    .all(notAllowed('GET, HEAD, PATCH, PUT, DELETE'));
   router.route('/agents/:agentId/run').post(run).all(notAllowed('POST'));
   router.route('/agents/:agentId/sessions').get(handle(handlers.listSessions)).all(notAllowed('GET, HEAD'));
   router
