@@ -1,8 +1,10 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
+import { API_KEY_SCOPES, type ApiKeyScope, type ApiKeyService } from '@agenthost/core';
 
-/** Who a request acts for, once its key is accepted. */
+/** Who a request acts for, once its key is accepted, and what it may do (every scope when absent). */
 export interface AuthContext {
   accountId: string;
+  scopes?: readonly ApiKeyScope[];
 }
 
 /**
@@ -11,10 +13,11 @@ export interface AuthContext {
  */
 export type KeyResolver = (key: string) => AuthContext | null | Promise<AuthContext | null>;
 
-/** One configured key. */
+/** One configured key; it has every scope unless `scopes` says otherwise. */
 export interface ApiKeyEntry {
   account: string;
   key: string;
+  scopes?: readonly ApiKeyScope[];
 }
 
 const digest = (s: string) => createHash('sha256').update(s, 'utf8').digest();
@@ -28,20 +31,43 @@ const digest = (s: string) => createHash('sha256').update(s, 'utf8').digest();
 export function staticKeys(entries: readonly ApiKeyEntry[]): KeyResolver {
   if (!Array.isArray(entries) || entries.length === 0) throw new TypeError('staticKeys: give at least one { account, key } entry');
   const seen = new Set<string>();
-  const table = entries.map(({ account, key }) => {
+  const table = entries.map(({ account, key, scopes }) => {
     if (typeof account !== 'string' || !account.trim()) throw new TypeError('staticKeys: every entry needs a non-blank account');
     if (typeof key !== 'string' || !key.trim()) throw new TypeError(`staticKeys: the key of account "${account}" is blank`);
     const d = digest(key);
     if (seen.has(d.toString('hex'))) throw new TypeError(`staticKeys: a key is listed twice (account "${account}")`);
     seen.add(d.toString('hex'));
-    return { accountId: account, digest: d };
+    return { accountId: account, digest: d, scopes: scopes ?? API_KEY_SCOPES };
   });
   return function resolveStaticKey(key) {
     const d = digest(key);
-    let match: string | null = null;
+    let match: (typeof table)[number] | null = null;
     for (const entry of table) {
-      if (timingSafeEqual(entry.digest, d) && match === null) match = entry.accountId;
+      if (timingSafeEqual(entry.digest, d) && match === null) match = entry;
     }
-    return match === null ? null : { accountId: match };
+    return match === null ? null : { accountId: match.accountId, scopes: match.scopes };
+  };
+}
+
+/**
+ * A {@link KeyResolver} over managed keys (`ApiKeyService`): issued, listed and revoked at run time,
+ * stored as digests. A revoked key is refused by the next request.
+ */
+export function managedKeys(keys: ApiKeyService): KeyResolver {
+  return async function resolveManagedKey(key) {
+    const identity = await keys.authenticate(key);
+    return identity && { accountId: identity.accountId, scopes: identity.scopes };
+  };
+}
+
+/** Tries resolvers in order; the first that knows the key decides. */
+export function anyKey(...resolvers: KeyResolver[]): KeyResolver {
+  if (resolvers.length === 0) throw new TypeError('anyKey: give at least one resolver');
+  return async function resolveAnyKey(key) {
+    for (const resolve of resolvers) {
+      const auth = await resolve(key);
+      if (auth) return auth;
+    }
+    return null;
   };
 }

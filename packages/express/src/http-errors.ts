@@ -5,6 +5,7 @@ import { failure, type ApiResponse } from './envelope.js';
 export const STATUS_BY_CODE: Readonly<Record<ErrorCode, number>> = Object.freeze({
   invalid_input: 400,
   unauthenticated: 401,
+  forbidden: 403,
   not_found: 404,
   conflict: 409,
   storage_unavailable: 503,

@@ -1,4 +1,4 @@
-export { staticKeys, type ApiKeyEntry, type AuthContext, type KeyResolver } from './auth.js';
+export { anyKey, managedKeys, staticKeys, type ApiKeyEntry, type AuthContext, type KeyResolver } from './auth.js';
 export { failure, serialize, success, type ApiResponse, type ErrorEnvelope, type SuccessEnvelope } from './envelope.js';
 export { createHandlers, streamRun, type ApiHandler, type ApiRequest, type SseFrame } from './handlers.js';
 export { INTERNAL_ERROR_MESSAGE, STATUS_BY_CODE, errorResponse } from './http-errors.js';

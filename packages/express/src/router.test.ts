@@ -361,3 +361,43 @@ describe('changing, deleting and paging agents', () => {
     for (const q of ['limit=0', 'limit=101', 'limit=x', 'order=sideways', 'after=nope']) expect((await key(request(app).get(`/api/v1/agents?${q}`))).status).toBe(400);
   });
 });
+
+describe('scopes', () => {
+  test('a key without the scope a route needs gets 403 and the service is not called', async () => {
+    const app = express();
+    app.use(
+      '/api/v1',
+      createAgentRouter(service, {
+        resolveKey: staticKeys([
+          { account: 'alpha', key: 'reader-key-0123456789', scopes: ['agents:read'] },
+          { account: 'alpha', key: 'runner-key-0123456789', scopes: ['agents:run'] },
+          { account: 'alpha', key: KEY_A },
+        ]),
+      }),
+    );
+    await request(app).post('/api/v1/agents').set('x-api-key', KEY_A).send(agentBody);
+    const spies = (['createAgent', 'updateAgent', 'deleteAgent', 'runAgent', 'deleteSession', 'listAgents'] as const).map((m) => vi.spyOn(service, m));
+    const forbidden = (scope: string) => ({ success: false, error: `This API key lacks the ${scope} scope`, status: 403 });
+    const as = (key: string) => ({
+      post: (path: string, body: object) => request(app).post(path).set('x-api-key', key).send(body),
+      patch: (path: string, body: object) => request(app).patch(path).set('x-api-key', key).send(body),
+      del: (path: string) => request(app).delete(path).set('x-api-key', key),
+      get: (path: string) => request(app).get(path).set('x-api-key', key),
+    });
+    const reader = as('reader-key-0123456789');
+    const runner = as('runner-key-0123456789');
+    for (const res of [
+      await reader.post('/api/v1/agents', agentBody),
+      await reader.patch('/api/v1/agents/agent_1', { name: 'x' }),
+      await reader.del('/api/v1/agents/agent_1'),
+      await reader.del('/api/v1/agents/agent_1/sessions/s'),
+    ]) expect([res.status, res.body]).toStrictEqual([403, forbidden('agents:write')]);
+    const run = await reader.post('/api/v1/agents/agent_1/run', { input: 'hi' });
+    expect([run.status, run.body]).toStrictEqual([403, forbidden('agents:run')]);
+    const list = await runner.get('/api/v1/agents');
+    expect([list.status, list.body]).toStrictEqual([403, forbidden('agents:read')]);
+    for (const spy of spies) expect(spy).not.toHaveBeenCalled();
+    expect((await reader.get('/api/v1/agents')).status).toBe(200);
+    expect((await runner.post('/api/v1/agents/agent_1/run', { input: 'hi' })).status).toBe(200);
+  });
+});

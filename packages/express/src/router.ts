@@ -1,7 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import type { AgentService } from '@agenthost/core';
 import express, { type ErrorRequestHandler, type Request, type RequestHandler, type Response } from 'express';
-import type { KeyResolver } from './auth.js';
+import type { ApiKeyScope } from '@agenthost/core';
+import type { AuthContext, KeyResolver } from './auth.js';
 import { failure, serialize, type ApiResponse } from './envelope.js';
 import { createHandlers, streamRun, type ApiHandler, type ApiRequest } from './handlers.js';
 import { errorResponse } from './http-errors.js';
@@ -25,6 +26,7 @@ export interface AgentRouterOptions {
 interface RequestState {
   requestId: string;
   accountId?: string;
+  scopes?: AuthContext['scopes'];
   /** Set when the client went away before the answer was sent. */
   clientGone?: boolean;
 }
@@ -102,6 +104,7 @@ export function createAgentRouter(service: AgentService, options: AgentRouterOpt
     const auth = await resolveKey(key);
     if (!auth) return send(req, res, failure(401, 'Invalid API key provided'));
     state(res).accountId = auth.accountId;
+    state(res).scopes = auth.scopes;
     next();
   });
 
@@ -170,25 +173,34 @@ export function createAgentRouter(service: AgentService, options: AgentRouterOpt
     }
   };
 
+  /** Refuses, with 403, a key that lacks `scope`. */
+  const may = (scope: ApiKeyScope): RequestHandler =>
+    function agentHostRequireScope(req, res, next) {
+      const scopes = state(res).scopes;
+      if (scopes && !scopes.includes(scope)) return send(req, res, failure(403, `This API key lacks the ${scope} scope`));
+      next();
+    };
+  const [read, write, runs] = [may('agents:read'), may('agents:write'), may('agents:run')];
+
   const notAllowed = (allow: string): RequestHandler =>
     function agentHostMethodNotAllowed(req, res) {
       send(req, res, failure(405, `Method ${req.method} is not allowed here; allowed: ${allow}`, undefined, { Allow: allow }));
     };
 
-  router.route('/agents').get(handle(handlers.listAgents)).post(handle(handlers.createAgent)).all(notAllowed('GET, HEAD, POST'));
+  router.route('/agents').get(read, handle(handlers.listAgents)).post(write, handle(handlers.createAgent)).all(notAllowed('GET, HEAD, POST'));
   router
     .route('/agents/:agentId')
-    .get(handle(handlers.getAgent))
-    .patch(handle(handlers.updateAgent))
-    .put(handle(handlers.updateAgent))
-    .delete(handle(handlers.deleteAgent))
+    .get(read, handle(handlers.getAgent))
+    .patch(write, handle(handlers.updateAgent))
+    .put(write, handle(handlers.updateAgent))
+    .delete(write, handle(handlers.deleteAgent))
     .all(notAllowed('GET, HEAD, PATCH, PUT, DELETE'));
-  router.route('/agents/:agentId/run').post(run).all(notAllowed('POST'));
-  router.route('/agents/:agentId/sessions').get(handle(handlers.listSessions)).all(notAllowed('GET, HEAD'));
+  router.route('/agents/:agentId/run').post(runs, run).all(notAllowed('POST'));
+  router.route('/agents/:agentId/sessions').get(read, handle(handlers.listSessions)).all(notAllowed('GET, HEAD'));
   router
     .route('/agents/:agentId/sessions/:sessionId')
-    .get(handle(handlers.getSession))
-    .delete(handle(handlers.deleteSession))
+    .get(read, handle(handlers.getSession))
+    .delete(write, handle(handlers.deleteSession))
     .all(notAllowed('GET, HEAD, DELETE'));
 
   router.use(function agentHostNotFound(req, res) {

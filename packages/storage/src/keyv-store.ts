@@ -6,6 +6,8 @@ import {
   type AgentPage,
   type AgentRecord,
   type AgentStore,
+  type ApiKeyRecord,
+  type ApiKeyStore,
   type Lease,
   type LockProvider,
   type MessageWindow,
@@ -57,7 +59,7 @@ const BATCH = 500;
  * and moves the count last, under a lock, so a failed write is invisible and a concurrent one cannot
  * overwrite it.
  */
-export class KeyvStore implements AgentStore {
+export class KeyvStore implements AgentStore, ApiKeyStore {
   readonly #keyv: Keyv;
   readonly #locks: LockProvider;
   readonly #lockWaitMs: number;
@@ -237,6 +239,43 @@ export class KeyvStore implements AgentStore {
       await this.#set(`${index}:n`, pos + 1);
     });
     return { session_id: session.sessionId, created_at: createdAt, updated_at: createdAt, n: 0, pos };
+  }
+
+  async createKey(record: ApiKeyRecord): Promise<void> {
+    // The record is found by its digest (already a hash of a random key) and by its id.
+    await this.#set(`apikey:${record.digest}`, record);
+    await this.#set(`apikey-id:${digest(record.key_id)}`, record.digest);
+    await this.#locked('index:apikeys', async (lease) => {
+      const n = await this.#count('apikeys:n');
+      await this.#set(`apikeys:${n}`, record.digest);
+      this.#stillHeld(lease);
+      await this.#set('apikeys:n', n + 1);
+    });
+  }
+
+  async findKeyByDigest(keyDigest: string): Promise<ApiKeyRecord | undefined> {
+    if (!/^[0-9a-f]{64}$/.test(keyDigest)) return undefined;
+    return this.#call(() => this.#keyv.get<ApiKeyRecord>(`apikey:${keyDigest}`));
+  }
+
+  async getKey(keyId: string): Promise<ApiKeyRecord | undefined> {
+    const keyDigest = await this.#call(() => this.#keyv.get<string>(`apikey-id:${digest(keyId)}`));
+    return keyDigest === undefined ? undefined : this.findKeyByDigest(keyDigest);
+  }
+
+  async listKeys(): Promise<ApiKeyRecord[]> {
+    const n = await this.#count('apikeys:n');
+    const digests = await this.#getMany<string>(range(0, n).map((i) => `apikeys:${i}`));
+    if (digests.some((d) => d === undefined)) throw new StorageUnavailableError({ message: 'The key index could not be read whole' });
+    const records = await this.#getMany<ApiKeyRecord>(digests.map((d) => `apikey:${d}`));
+    return records.filter((r): r is ApiKeyRecord => r !== undefined);
+  }
+
+  async updateKey(record: ApiKeyRecord): Promise<boolean> {
+    const key = `apikey:${record.digest}`;
+    if (!(await this.#call(() => this.#keyv.get(key)))) return false;
+    await this.#set(key, record);
+    return true;
   }
 
   async close(): Promise<void> {

@@ -1,4 +1,4 @@
-import type { AgentPage, AgentRecord, AgentStore, MessageWindow, SessionInfo, SessionMessage, SessionPage, SessionRef } from '@agenthost/core';
+import type { AgentPage, AgentRecord, AgentStore, ApiKeyRecord, ApiKeyStore, MessageWindow, SessionInfo, SessionMessage, SessionPage, SessionRef } from '@agenthost/core';
 
 interface StoredSession {
   info: SessionInfo;
@@ -14,7 +14,7 @@ interface StoredSession {
  * Every method finishes its work synchronously before its promise resolves, so appends never
  * interleave within the process.
  */
-export class MemoryStore implements AgentStore {
+export class MemoryStore implements AgentStore, ApiKeyStore {
   readonly #agents = new Map<string, Map<string, AgentRecord>>();
   /** Per account: agent ids by position, `undefined` where one was deleted. */
   readonly #agentIndexes = new Map<string, (string | undefined)[]>();
@@ -123,6 +123,32 @@ export class MemoryStore implements AgentStore {
     if (!stored) return false;
     this.#sessions.delete(key);
     this.#index(session.accountId, session.agentId)[stored.pos] = undefined;
+    return true;
+  }
+
+  readonly #keys = new Map<string, ApiKeyRecord>();
+
+  async createKey(record: ApiKeyRecord): Promise<void> {
+    this.#keys.set(record.key_id, structuredClone(record));
+  }
+
+  async findKeyByDigest(digest: string): Promise<ApiKeyRecord | undefined> {
+    for (const record of this.#keys.values()) if (record.digest === digest) return structuredClone(record);
+    return undefined;
+  }
+
+  async getKey(keyId: string): Promise<ApiKeyRecord | undefined> {
+    const record = this.#keys.get(keyId);
+    return record && structuredClone(record);
+  }
+
+  async listKeys(): Promise<ApiKeyRecord[]> {
+    return [...this.#keys.values()].map((r) => structuredClone(r));
+  }
+
+  async updateKey(record: ApiKeyRecord): Promise<boolean> {
+    if (!this.#keys.has(record.key_id)) return false;
+    this.#keys.set(record.key_id, structuredClone(record));
     return true;
   }
 

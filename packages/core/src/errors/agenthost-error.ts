@@ -8,6 +8,7 @@ const symbol = Symbol.for(marker);
 export type ErrorCode =
   | 'invalid_input'
   | 'unauthenticated'
+  | 'forbidden'
   | 'not_found'
   | 'conflict'
   | 'storage_unavailable'

@@ -1,5 +1,6 @@
 export { AgentHostError, type ErrorCode, type FieldIssue, type FieldIssues } from './agenthost-error.js';
 export { ConflictError } from './conflict-error.js';
+export { ForbiddenError } from './forbidden-error.js';
 export { InvalidInputError } from './invalid-input-error.js';
 export { NotFoundError } from './not-found-error.js';
 export { ProviderError, type ProviderFailure } from './provider-error.js';

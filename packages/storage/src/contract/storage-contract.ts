@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
-import type { AgentRecord, AgentStore, SessionMessage, SessionRef } from '@agenthost/core';
+import { createHash } from 'node:crypto';
+import type { AgentRecord, AgentStore, ApiKeyRecord, ApiKeyStore, SessionMessage, SessionRef } from '@agenthost/core';
 
 /** The parts of a test framework the suite needs; vitest, jest and `node:test` all provide them. */
 export interface TestApi {
@@ -248,6 +249,35 @@ export function storageContractTests(
       assert.deepStrictEqual(await walk('asc'), [['a0', 'a1', 'a2', 'a5'], ['a6', 'a7', 'a8', 'a9'], ['a11']]);
       assert.deepStrictEqual(await walk('desc'), [['a11', 'a9', 'a8', 'a7'], ['a6', 'a5', 'a2', 'a1'], ['a0']]);
       assert.deepStrictEqual(await store.listAgentsPage(unique('acct'), { limit: 5, order: 'asc' }), { agents: [], next: null });
+    },
+
+    'API key records are found by digest and by id, listed, updated, and never shared': async (s) => {
+      const store = s as AgentStore & Partial<ApiKeyStore>;
+      if (!store.createKey) return;
+      const keys = store as AgentStore & ApiKeyStore;
+      const record = (i: number): ApiKeyRecord => ({
+        key_id: unique('key'),
+        account_id: `acct-${i}`,
+        name: i ? null : 'ci',
+        prefix: 'ah_abcdef',
+        digest: createHash('sha256').update(unique('secret')).digest('hex'),
+        scopes: ['agents:read', 'agents:run'],
+        created_at: '2026-01-01T00:00:00.000Z',
+        last_used_at: null,
+        revoked_at: null,
+      });
+      const [a, b] = [record(0), record(1)];
+      await keys.createKey(a);
+      await keys.createKey(b);
+      assert.deepStrictEqual(await keys.findKeyByDigest(a.digest), a);
+      assert.deepStrictEqual(await keys.getKey(b.key_id), b);
+      assert.equal(await keys.findKeyByDigest('0'.repeat(64)), undefined);
+      assert.equal(await keys.getKey('key_missing'), undefined);
+      assert.deepStrictEqual(await keys.listKeys(), [a, b]);
+      const revoked = { ...a, revoked_at: '2026-01-02T00:00:00.000Z' };
+      assert.equal(await keys.updateKey(revoked), true);
+      assert.deepStrictEqual(await keys.findKeyByDigest(a.digest), revoked);
+      assert.equal(await keys.updateKey(record(2)), false);
     },
 
     'concurrent creates for one account all land': async (store) => {
