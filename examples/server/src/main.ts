@@ -64,6 +64,7 @@ const running = await startServer(config, { logger }).catch((error: NodeJS.Errno
 
 const lines = [`agenthost listening on ${running.url}`, `  models: ${running.models.join(', ')}`, `  tools: ${running.tools.join(', ')}`, `  store: ${running.store.description}${storeNote(running.store.kind)}`];
 if (config.unsafeDisableLocks) lines.push('  WARNING: AGENTHOST_UNSAFE_DISABLE_LOCKS=true: servers sharing this store will lose writes');
+lines.push(`  keys: ${config.apiKeys?.length ?? 0} configured, ${running.managedKeyCount} issued (agenthost keys create --account <name>)`);
 if (running.devKey) {
   lines.push(
     `  development API key for account "${running.devKey.account}": ${running.devKey.key}`,

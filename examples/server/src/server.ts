@@ -1,8 +1,8 @@
 import { randomBytes } from 'node:crypto';
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { AgentService, combineModels, echoModels, openAIModels, type ModelProvider } from '@agenthost/core';
-import { createAgentRouter, failure, serialize, staticKeys, type ErrorLogger } from '@agenthost/express';
+import { AgentService, ApiKeyService, combineModels, echoModels, openAIModels, type ModelProvider } from '@agenthost/core';
+import { anyKey, createAgentRouter, failure, managedKeys, serialize, staticKeys, type ErrorLogger, type KeyResolver } from '@agenthost/express';
 import { openStore, type OpenedStore } from '@agenthost/storage';
 import { builtinTools, combineTools, mcpTools, type McpToolProvider } from '@agenthost/tools';
 import express from 'express';
@@ -14,8 +14,12 @@ export interface RunningServer {
   url: string;
   server: Server;
   service: AgentService;
-  /** The development key made because no keys were configured, else `undefined`. */
+  /** The development key made because no keys were configured or issued, else `undefined`. */
   devKey: KeyEntry | undefined;
+  /** Issues, lists and revokes the keys kept in the store. */
+  keys: ApiKeyService;
+  /** How many managed keys the store held at start. */
+  managedKeyCount: number;
   /** The model names offered. */
   models: readonly string[];
   /** The store, as opened from `AGENTHOST_STORE`. */
@@ -43,10 +47,10 @@ export function modelsFor(config: ServerConfig): ModelProvider {
 }
 
 /** Builds the Express app of the standalone server; exported for tests and for embedding. */
-export function createApp(service: AgentService, keys: KeyEntry[], options: { bodyLimit: string; logger?: ErrorLogger }): express.Express {
+export function createApp(service: AgentService, resolveKey: KeyResolver, options: { bodyLimit: string; logger?: ErrorLogger }): express.Express {
   const app = express();
   app.disable('x-powered-by');
-  const router = createAgentRouter(service, { resolveKey: staticKeys(keys), bodyLimit: options.bodyLimit, ...(options.logger && { logger: options.logger }) });
+  const router = createAgentRouter(service, { resolveKey, bodyLimit: options.bodyLimit, ...(options.logger && { logger: options.logger }) });
   app.use(['/api/v1', '/api'], router);
   app.use(function notFound(req, res) {
     res.status(404).type('application/json; charset=utf-8').send(serialize(failure(404, `Route not found: ${req.method} ${req.path}`).body, req.query?.pretty === 'true'));
@@ -87,8 +91,19 @@ export async function startServer(config: ServerConfig, options: { logger?: Erro
     providerTimeoutMs: limits.providerTimeoutMs,
     maxRetries: limits.providerRetries,
   });
-  const devKey = config.apiKeys ? undefined : { account: 'default', key: `ah_dev_${randomBytes(24).toString('base64url')}` };
-  const app = createApp(service, config.apiKeys ?? [devKey!], { bodyLimit: config.bodyLimit, ...(options.logger && { logger: options.logger }) });
+  const keys = new ApiKeyService({ store: store.store });
+  let managedKeyCount: number;
+  try {
+    managedKeyCount = (await keys.listKeys()).filter((k) => !k.revoked_at).length;
+  } catch (error) {
+    await Promise.all([store.close().catch(() => {}), mcp?.close().catch(() => {})]);
+    throw error;
+  }
+  // A development key only when nobody has any other way in.
+  const devKey = config.apiKeys || managedKeyCount > 0 ? undefined : { account: 'default', key: `ah_dev_${randomBytes(24).toString('base64url')}` };
+  const configured = config.apiKeys ?? (devKey ? [devKey] : []);
+  const resolveKey = configured.length ? anyKey(staticKeys(configured), managedKeys(keys)) : managedKeys(keys);
+  const app = createApp(service, resolveKey, { bodyLimit: config.bodyLimit, ...(options.logger && { logger: options.logger }) });
   const server = app.listen(config.port, config.host);
   try {
     await new Promise<void>((resolve, reject) => {
@@ -106,6 +121,8 @@ export async function startServer(config: ServerConfig, options: { logger?: Erro
     server,
     service,
     devKey,
+    keys,
+    managedKeyCount,
     models: models.listModels(),
     store,
     tools: tools.listTools(),
