@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { AgentService, ApiKeyService, combineModels, echoModels, openAIModels, type ModelProvider } from '@agenthost/core';
-import { anyKey, createAgentRouter, failure, managedKeys, serialize, staticKeys, type ErrorLogger, type KeyResolver } from '@agenthost/express';
+import { anyKey, createAgentRouter, failure, managedKeys, serialize, staticKeys, type ErrorLogger, type IdempotencyOptions, type KeyResolver } from '@agenthost/express';
 import { openStore, type OpenedStore } from '@agenthost/storage';
 import { builtinTools, combineTools, mcpTools, type McpToolProvider } from '@agenthost/tools';
 import express from 'express';
@@ -47,10 +47,19 @@ export function modelsFor(config: ServerConfig): ModelProvider {
 }
 
 /** Builds the Express app of the standalone server; exported for tests and for embedding. */
-export function createApp(service: AgentService, resolveKey: KeyResolver, options: { bodyLimit: string; logger?: ErrorLogger }): express.Express {
+export function createApp(
+  service: AgentService,
+  resolveKey: KeyResolver,
+  options: { bodyLimit: string; logger?: ErrorLogger; idempotency?: IdempotencyOptions },
+): express.Express {
   const app = express();
   app.disable('x-powered-by');
-  const router = createAgentRouter(service, { resolveKey, bodyLimit: options.bodyLimit, ...(options.logger && { logger: options.logger }) });
+  const router = createAgentRouter(service, {
+    resolveKey,
+    bodyLimit: options.bodyLimit,
+    ...(options.logger && { logger: options.logger }),
+    ...(options.idempotency && { idempotency: options.idempotency }),
+  });
   app.use(['/api/v1', '/api'], router);
   app.use(function notFound(req, res) {
     res.status(404).type('application/json; charset=utf-8').send(serialize(failure(404, `Route not found: ${req.method} ${req.path}`).body, req.query?.pretty === 'true'));
@@ -103,7 +112,12 @@ export async function startServer(config: ServerConfig, options: { logger?: Erro
   const devKey = config.apiKeys || managedKeyCount > 0 ? undefined : { account: 'default', key: `ah_dev_${randomBytes(24).toString('base64url')}` };
   const configured = config.apiKeys ?? (devKey ? [devKey] : []);
   const resolveKey = configured.length ? anyKey(staticKeys(configured), managedKeys(keys)) : managedKeys(keys);
-  const app = createApp(service, resolveKey, { bodyLimit: config.bodyLimit, ...(options.logger && { logger: options.logger }) });
+  const app = createApp(service, resolveKey, {
+    bodyLimit: config.bodyLimit,
+    // Kept in the store, claimed under the shared locks: a retry that reaches another server is answered the same.
+    idempotency: { store: store.store, locks: store.locks },
+    ...(options.logger && { logger: options.logger }),
+  });
   const server = app.listen(config.port, config.host);
   try {
     await new Promise<void>((resolve, reject) => {

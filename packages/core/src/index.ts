@@ -5,6 +5,7 @@ export { randomId, type IdGenerator, type IdKind } from './ids.js';
 export { API_KEY_SCOPES, type ApiKeyInfo, type ApiKeyRecord, type ApiKeyScope } from './keys/api-key-records.js';
 export { ApiKeyService, digestKey, type ApiKeyIdentity, type ApiKeyServiceOptions } from './keys/api-key-service.js';
 export type { ApiKeyStore } from './ports/api-key-store.js';
+export type { IdempotencyRecord, IdempotencyStore } from './ports/idempotency-store.js';
 export { inProcessLocks } from './locks/in-process-locks.js';
 export { ECHO_MODEL_NAME, EchoLanguageModel, countEchoTokens } from './models/echo-model.js';
 export { DEFAULT_OPENAI_MODELS, openAIModels, type OpenAIModelsOptions } from './models/openai-models.js';

@@ -10,6 +10,8 @@ export interface ApiRequest {
   body: unknown;
   /** Where the API is mounted (e.g. `/api/v1`), for links. */
   baseUrl?: string;
+  /** The `Idempotency-Key` header, when sent. */
+  idempotencyKey?: string;
   signal?: AbortSignal;
 }
 

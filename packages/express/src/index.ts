@@ -2,5 +2,6 @@ export { anyKey, managedKeys, staticKeys, type ApiKeyEntry, type AuthContext, ty
 export { failure, serialize, success, type ApiResponse, type ErrorEnvelope, type SuccessEnvelope } from './envelope.js';
 export { createHandlers, streamRun, type ApiHandler, type ApiRequest, type SseFrame } from './handlers.js';
 export { INTERNAL_ERROR_MESSAGE, STATUS_BY_CODE, errorResponse } from './http-errors.js';
+export { idempotent, memoryIdempotency, type IdempotencyOptions } from './idempotency.js';
 export { openApiDocument } from './openapi.js';
 export { createAgentRouter, type AgentRouterOptions, type ErrorLogger } from './router.js';

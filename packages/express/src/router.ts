@@ -7,6 +7,7 @@ import { failure, serialize, type ApiResponse } from './envelope.js';
 import { createHandlers, streamRun, type ApiHandler, type ApiRequest } from './handlers.js';
 import { errorResponse } from './http-errors.js';
 import { openApiDocument } from './openapi.js';
+import { idempotent, type IdempotencyOptions } from './idempotency.js';
 
 /** Where unexpected errors are reported; a pino logger fits. Never given a key or a request body. */
 export interface ErrorLogger {
@@ -21,6 +22,11 @@ export interface AgentRouterOptions {
   bodyLimit?: string | number;
   /** Receives unexpected errors with the request id (default: one JSON line on stderr). */
   logger?: ErrorLogger;
+  /**
+   * Where `Idempotency-Key` records live and how their claim is locked; give the store's and the
+   * lock provider of servers that share a store. Default: this process's memory.
+   */
+  idempotency?: IdempotencyOptions;
 }
 
 interface RequestState {
@@ -81,6 +87,9 @@ export function createAgentRouter(service: AgentService, options: AgentRouterOpt
   const bodyLimit = options.bodyLimit ?? '1mb';
   const logger = options.logger ?? stderrLogger;
   const handlers = createHandlers(service);
+  const once = { ...options.idempotency, bodyLimit };
+  const createOnce = idempotent('create', handlers.createAgent, once);
+  const runOnce = idempotent('run', handlers.runAgent, once);
   const router = express.Router({ caseSensitive: true, strict: false });
 
   router.use(function agentHostRequestContext(req, res, next) {
@@ -138,6 +147,7 @@ export function createAgentRouter(service: AgentService, options: AgentRouterOpt
       query: req.query as Record<string, unknown>,
       body: req.body ?? {},
       baseUrl: req.baseUrl,
+      ...(req.get('idempotency-key') !== undefined && { idempotencyKey: req.get('idempotency-key')! }),
       signal: aborted.signal,
     };
   };
@@ -151,7 +161,10 @@ export function createAgentRouter(service: AgentService, options: AgentRouterOpt
     (req.body as { stream?: unknown } | undefined)?.stream === true || req.accepts(['application/json', 'text/event-stream']) === 'text/event-stream';
 
   const run: RequestHandler = async function agentHostRun(req, res) {
-    if (!wantsStream(req)) return send(req, res, await handlers.runAgent(apiRequest(req, res)));
+    if (!wantsStream(req)) return send(req, res, await runOnce(apiRequest(req, res)));
+    if (req.get('idempotency-key') !== undefined) {
+      return send(req, res, failure(400, 'Idempotency-Key is not supported for streamed runs; send it without stream'));
+    }
     const request = apiRequest(req, res);
     const frames = await streamRun(service, request, { bodyLimit, onServerError: (error, status) => logServerError(req, res, error, status) });
     res.status(200).set({
@@ -187,7 +200,7 @@ export function createAgentRouter(service: AgentService, options: AgentRouterOpt
       send(req, res, failure(405, `Method ${req.method} is not allowed here; allowed: ${allow}`, undefined, { Allow: allow }));
     };
 
-  router.route('/agents').get(read, handle(handlers.listAgents)).post(write, handle(handlers.createAgent)).all(notAllowed('GET, HEAD, POST'));
+  router.route('/agents').get(read, handle(handlers.listAgents)).post(write, handle(createOnce)).all(notAllowed('GET, HEAD, POST'));
   router
     .route('/agents/:agentId')
     .get(read, handle(handlers.getAgent))

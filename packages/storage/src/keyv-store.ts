@@ -8,6 +8,8 @@ import {
   type AgentStore,
   type ApiKeyRecord,
   type ApiKeyStore,
+  type IdempotencyRecord,
+  type IdempotencyStore,
   type Lease,
   type LockProvider,
   type MessageWindow,
@@ -59,7 +61,7 @@ const BATCH = 500;
  * and moves the count last, under a lock, so a failed write is invisible and a concurrent one cannot
  * overwrite it.
  */
-export class KeyvStore implements AgentStore, ApiKeyStore {
+export class KeyvStore implements AgentStore, ApiKeyStore, IdempotencyStore {
   readonly #keyv: Keyv;
   readonly #locks: LockProvider;
   readonly #lockWaitMs: number;
@@ -276,6 +278,19 @@ export class KeyvStore implements AgentStore, ApiKeyStore {
     if (!(await this.#call(() => this.#keyv.get(key)))) return false;
     await this.#set(key, record);
     return true;
+  }
+
+  async getIdempotency(key: string): Promise<IdempotencyRecord | undefined> {
+    return this.#call(() => this.#keyv.get<IdempotencyRecord>(`idempotency:${digest(key)}`));
+  }
+
+  async putIdempotency(key: string, record: IdempotencyRecord, ttlMs: number): Promise<void> {
+    const ok = await this.#call(() => this.#keyv.set(`idempotency:${digest(key)}`, record, ttlMs));
+    if (!ok) throw new StorageUnavailableError({ message: 'Storage did not confirm a write' });
+  }
+
+  async deleteIdempotency(key: string): Promise<void> {
+    await this.#call(() => this.#keyv.delete(`idempotency:${digest(key)}`));
   }
 
   async close(): Promise<void> {

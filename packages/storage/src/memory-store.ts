@@ -1,4 +1,4 @@
-import type { AgentPage, AgentRecord, AgentStore, ApiKeyRecord, ApiKeyStore, MessageWindow, SessionInfo, SessionMessage, SessionPage, SessionRef } from '@agenthost/core';
+import type { AgentPage, AgentRecord, AgentStore, ApiKeyRecord, ApiKeyStore, IdempotencyRecord, IdempotencyStore, MessageWindow, SessionInfo, SessionMessage, SessionPage, SessionRef } from '@agenthost/core';
 
 interface StoredSession {
   info: SessionInfo;
@@ -14,7 +14,7 @@ interface StoredSession {
  * Every method finishes its work synchronously before its promise resolves, so appends never
  * interleave within the process.
  */
-export class MemoryStore implements AgentStore, ApiKeyStore {
+export class MemoryStore implements AgentStore, ApiKeyStore, IdempotencyStore {
   readonly #agents = new Map<string, Map<string, AgentRecord>>();
   /** Per account: agent ids by position, `undefined` where one was deleted. */
   readonly #agentIndexes = new Map<string, (string | undefined)[]>();
@@ -150,6 +150,22 @@ export class MemoryStore implements AgentStore, ApiKeyStore {
     if (!this.#keys.has(record.key_id)) return false;
     this.#keys.set(record.key_id, structuredClone(record));
     return true;
+  }
+
+  readonly #idempotency = new Map<string, { record: IdempotencyRecord; expires: number }>();
+
+  async getIdempotency(key: string): Promise<IdempotencyRecord | undefined> {
+    const entry = this.#idempotency.get(key);
+    if (entry && entry.expires <= Date.now()) this.#idempotency.delete(key);
+    return entry && entry.expires > Date.now() ? structuredClone(entry.record) : undefined;
+  }
+
+  async putIdempotency(key: string, record: IdempotencyRecord, ttlMs: number): Promise<void> {
+    this.#idempotency.set(key, { record: structuredClone(record), expires: Date.now() + ttlMs });
+  }
+
+  async deleteIdempotency(key: string): Promise<void> {
+    this.#idempotency.delete(key);
   }
 
   async close(): Promise<void> {}

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
-import type { AgentRecord, AgentStore, ApiKeyRecord, ApiKeyStore, SessionMessage, SessionRef } from '@agenthost/core';
+import type { AgentRecord, AgentStore, ApiKeyRecord, ApiKeyStore, IdempotencyStore, SessionMessage, SessionRef } from '@agenthost/core';
 
 /** The parts of a test framework the suite needs; vitest, jest and `node:test` all provide them. */
 export interface TestApi {
@@ -278,6 +278,23 @@ export function storageContractTests(
       assert.equal(await keys.updateKey(revoked), true);
       assert.deepStrictEqual(await keys.findKeyByDigest(a.digest), revoked);
       assert.equal(await keys.updateKey(record(2)), false);
+    },
+
+    'idempotency records read back until their time is up, and can be deleted': async (s) => {
+      const store = s as AgentStore & Partial<IdempotencyStore>;
+      if (!store.putIdempotency) return;
+      const idem = store as AgentStore & IdempotencyStore;
+      const [a, b] = [unique('idem'), unique('idem')];
+      const record = { fingerprint: 'f1', state: 'done' as const, response: { status: 200, body: { success: true, data: { x: 1 }, status: 200 } }, created_at: '2026-01-01T00:00:00.000Z' };
+      await idem.putIdempotency(a, record, 60_000);
+      await idem.putIdempotency(b, { ...record, state: 'in_flight', response: undefined! }, 300);
+      assert.deepStrictEqual(await idem.getIdempotency(a), record);
+      assert.equal((await idem.getIdempotency(b))?.state, 'in_flight');
+      assert.equal(await idem.getIdempotency(unique('idem')), undefined);
+      await new Promise((resolve) => setTimeout(resolve, 1_100));
+      assert.equal(await idem.getIdempotency(b), undefined);
+      await idem.deleteIdempotency(a);
+      assert.equal(await idem.getIdempotency(a), undefined);
     },
 
     'concurrent creates for one account all land': async (store) => {
