@@ -19,6 +19,9 @@ describe('loadConfig', () => {
       storeNamespace: 'agenthost',
       runWaitMs: 30_000,
       unsafeDisableLocks: false,
+      rateLimitPerMinute: 600,
+      authFailureLimit: 30,
+      trustProxy: false,
       limits: { maxInputChars: 32_000, maxOutputTokens: 4_096, maxToolSteps: 5, providerTimeoutMs: 60_000, providerRetries: 2 },
     });
   });
@@ -40,6 +43,9 @@ describe('loadConfig', () => {
         AGENTHOST_RUN_WAIT_MS: '5000',
         AGENTHOST_STORE_NAMESPACE: 'blue-deploy',
         AGENTHOST_MAX_INPUT_CHARS: '1000',
+        AGENTHOST_RATE_LIMIT: '0',
+        AGENTHOST_AUTH_FAILURE_LIMIT: '5',
+        AGENTHOST_TRUST_PROXY: '10.0.0.0/8,127.0.0.1',
         AGENTHOST_MAX_OUTPUT_TOKENS: '512',
         AGENTHOST_MAX_TOOL_STEPS: '3',
         AGENTHOST_PROVIDER_TIMEOUT_MS: '30000',
@@ -66,6 +72,9 @@ describe('loadConfig', () => {
       storeNamespace: 'blue-deploy',
       runWaitMs: 5000,
       unsafeDisableLocks: false,
+      rateLimitPerMinute: 0,
+      authFailureLimit: 5,
+      trustProxy: '10.0.0.0/8,127.0.0.1',
       limits: { maxInputChars: 1000, maxOutputTokens: 512, maxToolSteps: 3, providerTimeoutMs: 30_000, providerRetries: 0 },
     });
     expect(loadConfig({ PORT: '', AGENTHOST_API_KEYS: '  ', OPENAI_MODELS: '' })).toMatchObject({ port: 3000, apiKeys: undefined, openaiModels: undefined });

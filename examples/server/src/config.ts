@@ -32,6 +32,12 @@ export interface ServerConfig {
   runWaitMs: number;
   /** Cross-process locks off: loses writes when servers share a store. For tests and demos only. */
   unsafeDisableLocks: boolean;
+  /** Requests per API key per minute (0: no limit). */
+  rateLimitPerMinute: number;
+  /** Failed authentications per client address per 15 minutes (0: no limit). */
+  authFailureLimit: number;
+  /** Express's `trust proxy`: false, true, a hop count, or addresses/subnets of trusted proxies. */
+  trustProxy: boolean | number | string;
   /** Limits of a run. */
   limits: {
     maxInputChars: number;
@@ -138,6 +144,11 @@ const envSchema = z.object({
     (n) => n ?? 30_000,
   ),
   AGENTHOST_UNSAFE_DISABLE_LOCKS: optional(z.enum(['true', 'false'], { error: 'must be "true" or "false"' })).transform((v) => v === 'true'),
+  AGENTHOST_RATE_LIMIT: optional(whole(0, 1_000_000)).transform((n) => n ?? 600),
+  AGENTHOST_AUTH_FAILURE_LIMIT: optional(whole(0, 1_000_000)).transform((n) => n ?? 30),
+  AGENTHOST_TRUST_PROXY: optional(
+    z.string().regex(/^(true|false|\d{1,2}|[0-9a-fA-F.:/]+(,[0-9a-fA-F.:/]+)*)$/, 'must be true, false, a number of proxies, or comma-separated proxy addresses'),
+  ).transform((v) => (v === undefined || v === 'false' ? false : v === 'true' ? true : /^\d+$/.test(v) ? Number(v) : v)),
   AGENTHOST_MAX_INPUT_CHARS: optional(whole(1, 1_000_000)).transform((n) => n ?? 32_000),
   AGENTHOST_MAX_OUTPUT_TOKENS: optional(whole(1, 1_000_000)).transform((n) => n ?? 4_096),
   AGENTHOST_MAX_TOOL_STEPS: optional(whole(1, 50)).transform((n) => n ?? 5),
@@ -178,6 +189,9 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     storeNamespace: e.AGENTHOST_STORE_NAMESPACE,
     runWaitMs: e.AGENTHOST_RUN_WAIT_MS,
     unsafeDisableLocks: e.AGENTHOST_UNSAFE_DISABLE_LOCKS,
+    rateLimitPerMinute: e.AGENTHOST_RATE_LIMIT,
+    authFailureLimit: e.AGENTHOST_AUTH_FAILURE_LIMIT,
+    trustProxy: e.AGENTHOST_TRUST_PROXY,
     limits: {
       maxInputChars: e.AGENTHOST_MAX_INPUT_CHARS,
       maxOutputTokens: e.AGENTHOST_MAX_OUTPUT_TOKENS,

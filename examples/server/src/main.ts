@@ -17,6 +17,10 @@ Settings come from environment variables:
   AGENTHOST_STORE_NAMESPACE
                         prefix of every stored key, to share one database (default agenthost)
   AGENTHOST_RUN_WAIT_MS how long a run waits for an earlier run of its session (default 30000)
+  AGENTHOST_RATE_LIMIT           requests per API key per minute (default 600; 0: no limit; shared on Redis)
+  AGENTHOST_AUTH_FAILURE_LIMIT   failed authentications per client address per 15 minutes (default 30; 0: none)
+  AGENTHOST_TRUST_PROXY          false (default), true, a number of proxies, or proxy addresses: where client
+                                 addresses come from behind a proxy
   AGENTHOST_MAX_INPUT_CHARS      longest run input, in characters (default 32000)
   AGENTHOST_MAX_OUTPUT_TOKENS    most tokens a model may answer with per step (default 4096)
   AGENTHOST_MAX_TOOL_STEPS       most model steps of a run with a tool (default 5)

@@ -42,7 +42,8 @@ test('Redis stopped under load: 503s while down, no crash, no unstored 2xx, back
   const port = await freePort();
   redis = await startRedis(port);
   const account = `acct-${randomBytes(6).toString('hex')}`;
-  const server = await startServer({ AGENTHOST_STORE: `redis://127.0.0.1:${port}`, AGENTHOST_API_KEYS: `${account}:${KEY}` });
+  // Rate limiting stays on (its counters live in the same Redis) at a limit this load cannot reach.
+  const server = await startServer({ AGENTHOST_STORE: `redis://127.0.0.1:${port}`, AGENTHOST_API_KEYS: `${account}:${KEY}`, AGENTHOST_RATE_LIMIT: '1000000' });
   const { body } = await api(server.url, KEY, 'POST', '/agents', { name: 'steady', instruction: 'Be brief.', model: 'echo' });
   const agentId = body.data.agent_id as string;
 

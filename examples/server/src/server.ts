@@ -2,7 +2,8 @@ import { randomBytes } from 'node:crypto';
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { AgentService, ApiKeyService, combineModels, echoModels, openAIModels, type ModelProvider } from '@agenthost/core';
-import { anyKey, createAgentRouter, failure, managedKeys, serialize, staticKeys, type ErrorLogger, type IdempotencyOptions, type KeyResolver } from '@agenthost/express';
+import { anyKey, createAgentRouter, failure, managedKeys, serialize, staticKeys, type ErrorLogger, type IdempotencyOptions, type KeyResolver, type RateLimitOptions } from '@agenthost/express';
+import { RedisStore } from 'rate-limit-redis';
 import { openStore, type OpenedStore } from '@agenthost/storage';
 import { builtinTools, combineTools, mcpTools, type McpToolProvider } from '@agenthost/tools';
 import express from 'express';
@@ -50,13 +51,15 @@ export function modelsFor(config: ServerConfig): ModelProvider {
 export function createApp(
   service: AgentService,
   resolveKey: KeyResolver,
-  options: { bodyLimit: string; logger?: ErrorLogger; idempotency?: IdempotencyOptions },
+  options: { bodyLimit: string; logger?: ErrorLogger; idempotency?: IdempotencyOptions; rateLimit?: RateLimitOptions; trustProxy?: boolean | number | string },
 ): express.Express {
   const app = express();
   app.disable('x-powered-by');
+  app.set('trust proxy', options.trustProxy ?? false);
   const router = createAgentRouter(service, {
     resolveKey,
     bodyLimit: options.bodyLimit,
+    ...(options.rateLimit && { rateLimit: options.rateLimit }),
     ...(options.logger && { logger: options.logger }),
     ...(options.idempotency && { idempotency: options.idempotency }),
   });
@@ -116,6 +119,15 @@ export async function startServer(config: ServerConfig, options: { logger?: Erro
     bodyLimit: config.bodyLimit,
     // Kept in the store, claimed under the shared locks: a retry that reaches another server is answered the same.
     idempotency: { store: store.store, locks: store.locks },
+    trustProxy: config.trustProxy,
+    rateLimit: {
+      ...(config.rateLimitPerMinute > 0 && { perKey: { limit: config.rateLimitPerMinute, windowMs: 60_000 } }),
+      ...(config.authFailureLimit > 0 && { failedAuth: { limit: config.authFailureLimit, windowMs: 15 * 60_000 } }),
+      // On Redis the counters are shared, so a key's limit holds across every server.
+      ...(store.redisCommand && {
+        store: (limiter: 'key' | 'auth') => new RedisStore({ sendCommand: (...args: string[]) => store.redisCommand!(args) as never, prefix: `${config.storeNamespace}:ratelimit:${limiter}:` }),
+      }),
+    },
     ...(options.logger && { logger: options.logger }),
   });
   const server = app.listen(config.port, config.host);

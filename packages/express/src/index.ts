@@ -4,4 +4,5 @@ export { createHandlers, streamRun, type ApiHandler, type ApiRequest, type SseFr
 export { INTERNAL_ERROR_MESSAGE, STATUS_BY_CODE, errorResponse } from './http-errors.js';
 export { idempotent, memoryIdempotency, type IdempotencyOptions } from './idempotency.js';
 export { openApiDocument } from './openapi.js';
+export { failedAuthLimiter, perKeyLimiter, type Limit, type RateLimitOptions } from './rate-limits.js';
 export { createAgentRouter, type AgentRouterOptions, type ErrorLogger } from './router.js';

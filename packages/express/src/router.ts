@@ -8,6 +8,7 @@ import { createHandlers, streamRun, type ApiHandler, type ApiRequest } from './h
 import { errorResponse } from './http-errors.js';
 import { openApiDocument } from './openapi.js';
 import { idempotent, type IdempotencyOptions } from './idempotency.js';
+import { failedAuthLimiter, perKeyLimiter, type RateLimitOptions } from './rate-limits.js';
 
 /** Where unexpected errors are reported; a pino logger fits. Never given a key or a request body. */
 export interface ErrorLogger {
@@ -27,6 +28,8 @@ export interface AgentRouterOptions {
    * lock provider of servers that share a store. Default: this process's memory.
    */
   idempotency?: IdempotencyOptions;
+  /** Rate limits per API key and on failed authentication per client address. Off unless given. */
+  rateLimit?: RateLimitOptions;
 }
 
 interface RequestState {
@@ -107,6 +110,9 @@ export function createAgentRouter(service: AgentService, options: AgentRouterOpt
     res.status(200).set('Content-Type', JSON_TYPE).send(JSON.stringify(document, null, req.query?.pretty === 'true' ? 2 : undefined));
   });
 
+  const limitFailedAuth = failedAuthLimiter(options.rateLimit ?? {});
+  if (limitFailedAuth) router.use(limitFailedAuth);
+
   router.use(async function agentHostApiKeyAuth(req, res, next) {
     const key = req.get('x-api-key');
     if (!key) return send(req, res, failure(401, 'Missing API key: send it in the x-api-key header'));
@@ -116,6 +122,9 @@ export function createAgentRouter(service: AgentService, options: AgentRouterOpt
     state(res).scopes = auth.scopes;
     next();
   });
+
+  const limitPerKey = perKeyLimiter(options.rateLimit ?? {});
+  if (limitPerKey) router.use(limitPerKey);
 
   router.use(function agentHostRequireJson(req, res, next) {
     const hasBody = req.headers['transfer-encoding'] !== undefined || (req.headers['content-length'] ?? '0') !== '0';

@@ -21,6 +21,8 @@ export interface OpenedStore {
    * `AgentService` so runs of one session take turns across servers.
    */
   locks: LockProvider;
+  /** For Redis stores: runs a raw command on the store's connection (for example for shared rate-limit counters). */
+  redisCommand?: (args: string[]) => Promise<unknown>;
   /** Closes the store and its connections. */
   close(): Promise<void>;
 }
@@ -162,6 +164,7 @@ export async function openStore(location: string, options: OpenStoreOptions = {}
         description: redact(url),
         store,
         locks,
+        redisCommand: (args) => connection.client.sendCommand(args),
         close: async () => {
           await withTimeout(store.close(), commandTimeoutMs, 'Closing the Redis store').catch(() => {});
           connection.close();

@@ -1,0 +1,62 @@
+import { AgentService, echoModels } from '@agenthost/core';
+import { MemoryStore } from '@agenthost/storage';
+import express from 'express';
+import request from 'supertest';
+import { describe, expect, test } from 'vitest';
+import { staticKeys } from './auth.js';
+import { createAgentRouter } from './router.js';
+
+const KEY_A = 'key-a-0123456789abcdef';
+const KEY_B = 'key-b-0123456789abcdef';
+
+function app(rateLimit: Parameters<typeof createAgentRouter>[1]['rateLimit']) {
+  const a = express();
+  const service = new AgentService({ store: new MemoryStore(), models: echoModels() });
+  a.use(
+    '/api/v1',
+    createAgentRouter(service, {
+      resolveKey: staticKeys([
+        { account: 'alpha', key: KEY_A },
+        { account: 'beta', key: KEY_B },
+      ]),
+      ...(rateLimit && { rateLimit }),
+    }),
+  );
+  return a;
+}
+
+describe('rate limits', () => {
+  test('a key past its limit gets 429 with Retry-After and RateLimit headers; other keys go on', async () => {
+    const server = app({ perKey: { limit: 3, windowMs: 60_000 } });
+    const statuses = [];
+    for (let i = 0; i < 4; i++) statuses.push((await request(server).get('/api/v1/agents').set('x-api-key', KEY_A)).status);
+    expect(statuses).toStrictEqual([200, 200, 200, 429]);
+    const limited = await request(server).get('/api/v1/agents').set('x-api-key', KEY_A);
+    expect([limited.status, limited.headers['content-type'], limited.body]).toStrictEqual([
+      429,
+      'application/json; charset=utf-8',
+      { success: false, error: 'Rate limit reached for this API key; retry later', status: 429 },
+    ]);
+    expect(Number(limited.headers['retry-after'])).toBeGreaterThan(50);
+    expect(limited.headers.ratelimit).toMatch(/^limit=3, remaining=0, reset=\d+$/);
+    expect(limited.headers['ratelimit-policy']).toBe('3;w=60');
+    const other = await request(server).get('/api/v1/agents').set('x-api-key', KEY_B);
+    expect([other.status, other.headers.ratelimit]).toStrictEqual([200, expect.stringMatching(/^limit=3, remaining=2, reset=\d+$/)]);
+  });
+
+  test('failed authentications are limited per address, and then the address is refused', async () => {
+    const server = app({ failedAuth: { limit: 2, windowMs: 60_000 }, perKey: { limit: 100, windowMs: 60_000 } });
+    // Valid requests do not count against the address.
+    for (let i = 0; i < 5; i++) expect((await request(server).get('/api/v1/agents').set('x-api-key', KEY_A)).status).toBe(200);
+    const statuses = [];
+    for (let i = 0; i < 3; i++) statuses.push((await request(server).get('/api/v1/agents').set('x-api-key', `guess-${i}`)).status);
+    expect(statuses).toStrictEqual([401, 401, 429]);
+    const blocked = await request(server).get('/api/v1/agents').set('x-api-key', KEY_A);
+    expect([blocked.status, blocked.body.error]).toStrictEqual([429, 'Too many failed authentication attempts from this address; retry later']);
+  });
+
+  test('no limits unless configured; bad limits are refused at creation', () => {
+    expect(() => app({ perKey: { limit: 0, windowMs: 60_000 } })).toThrow('createAgentRouter: rateLimit.perKey.limit must be a positive integer');
+    expect(() => app({ failedAuth: { limit: 5, windowMs: 10 } })).toThrow('createAgentRouter: rateLimit.failedAuth.windowMs must be at least 1000');
+  });
+});

@@ -1,0 +1,80 @@
+import { createHash } from 'node:crypto';
+import type { Request, RequestHandler, Response } from 'express';
+import { ipKeyGenerator, rateLimit, type Store } from 'express-rate-limit';
+import { failure, serialize } from './envelope.js';
+
+/** One limit: at most `limit` requests per `windowMs`. */
+export interface Limit {
+  limit: number;
+  windowMs: number;
+}
+
+/** Options of the router's rate limits. */
+export interface RateLimitOptions {
+  /** Requests per API key. Off when absent. */
+  perKey?: Limit;
+  /** Failed authentications per client address; once spent, the address is refused until the window ends. Off when absent. */
+  failedAuth?: Limit;
+  /**
+   * Makes the counter store of a limiter; give one that all servers share (for example
+   * `rate-limit-redis`) so a limit holds across them. Default: each server counts in its memory.
+   */
+  store?: (limiter: 'key' | 'auth') => Store;
+}
+
+function refuse(message: string) {
+  return function agentHostRateLimited(req: Request, res: Response) {
+    const reset = (req as Request & { rateLimit?: { resetTime?: Date } }).rateLimit?.resetTime;
+    const seconds = reset ? Math.max(1, Math.ceil((reset.getTime() - Date.now()) / 1000)) : 60;
+    res
+      .status(429)
+      .set({ 'Content-Type': 'application/json; charset=utf-8', 'Retry-After': String(seconds) })
+      .send(serialize(failure(429, message).body, req.query?.pretty === 'true'));
+  };
+}
+
+function check(name: string, limit: Limit): void {
+  if (!Number.isSafeInteger(limit.limit) || limit.limit < 1) throw new TypeError(`createAgentRouter: rateLimit.${name}.limit must be a positive integer`);
+  if (!Number.isSafeInteger(limit.windowMs) || limit.windowMs < 1000) throw new TypeError(`createAgentRouter: rateLimit.${name}.windowMs must be at least 1000`);
+}
+
+/**
+ * The limiter of failed authentications, per client address (as Express sees it: set `trust proxy`
+ * behind a proxy). Only requests answered 401 count.
+ */
+export function failedAuthLimiter(options: RateLimitOptions): RequestHandler | undefined {
+  if (!options.failedAuth) return undefined;
+  check('failedAuth', options.failedAuth);
+  return rateLimit({
+    windowMs: options.failedAuth.windowMs,
+    limit: options.failedAuth.limit,
+    standardHeaders: 'draft-7',
+    legacyHeaders: false,
+    skipSuccessfulRequests: true,
+    requestWasSuccessful: (_req, res) => res.statusCode !== 401,
+    keyGenerator: (req) => `auth:${ipKeyGenerator(req.ip ?? 'unknown')}`,
+    handler: refuse('Too many failed authentication attempts from this address; retry later'),
+    validate: { xForwardedForHeader: false },
+    // A counter store that is down must not refuse requests: they then meet the outage where it matters.
+    passOnStoreError: true,
+    ...(options.store && { store: options.store('auth') }),
+  });
+}
+
+/** The limiter of requests per API key (keyed by a digest of the key, never the key). */
+export function perKeyLimiter(options: RateLimitOptions): RequestHandler | undefined {
+  if (!options.perKey) return undefined;
+  check('perKey', options.perKey);
+  return rateLimit({
+    windowMs: options.perKey.windowMs,
+    limit: options.perKey.limit,
+    standardHeaders: 'draft-7',
+    legacyHeaders: false,
+    keyGenerator: (req) => `key:${createHash('sha256').update(req.get('x-api-key') ?? '').digest('base64url')}`,
+    handler: refuse('Rate limit reached for this API key; retry later'),
+    validate: { xForwardedForHeader: false },
+    // A counter store that is down must not refuse requests: they then meet the outage where it matters.
+    passOnStoreError: true,
+    ...(options.store && { store: options.store('key') }),
+  });
+}
