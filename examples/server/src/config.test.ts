@@ -22,6 +22,9 @@ describe('loadConfig', () => {
       rateLimitPerMinute: 600,
       authFailureLimit: 30,
       trustProxy: false,
+      corsOrigins: [],
+      headersTimeoutMs: 10_000,
+      requestTimeoutMs: 30_000,
       limits: { maxInputChars: 32_000, maxOutputTokens: 4_096, maxToolSteps: 5, providerTimeoutMs: 60_000, providerRetries: 2 },
     });
   });
@@ -46,6 +49,9 @@ describe('loadConfig', () => {
         AGENTHOST_RATE_LIMIT: '0',
         AGENTHOST_AUTH_FAILURE_LIMIT: '5',
         AGENTHOST_TRUST_PROXY: '10.0.0.0/8,127.0.0.1',
+        AGENTHOST_CORS_ORIGINS: 'https://app.example.com, https://admin.example.com',
+        AGENTHOST_HEADERS_TIMEOUT_MS: '5000',
+        AGENTHOST_REQUEST_TIMEOUT_MS: '20000',
         AGENTHOST_MAX_OUTPUT_TOKENS: '512',
         AGENTHOST_MAX_TOOL_STEPS: '3',
         AGENTHOST_PROVIDER_TIMEOUT_MS: '30000',
@@ -75,6 +81,9 @@ describe('loadConfig', () => {
       rateLimitPerMinute: 0,
       authFailureLimit: 5,
       trustProxy: '10.0.0.0/8,127.0.0.1',
+      corsOrigins: ['https://app.example.com', 'https://admin.example.com'],
+      headersTimeoutMs: 5_000,
+      requestTimeoutMs: 20_000,
       limits: { maxInputChars: 1000, maxOutputTokens: 512, maxToolSteps: 3, providerTimeoutMs: 30_000, providerRetries: 0 },
     });
     expect(loadConfig({ PORT: '', AGENTHOST_API_KEYS: '  ', OPENAI_MODELS: '' })).toMatchObject({ port: 3000, apiKeys: undefined, openaiModels: undefined });

@@ -38,6 +38,12 @@ export interface ServerConfig {
   authFailureLimit: number;
   /** Express's `trust proxy`: false, true, a hop count, or addresses/subnets of trusted proxies. */
   trustProxy: boolean | number | string;
+  /** Origins allowed by CORS (`*` for any); none when empty: browsers on other origins cannot call the API. */
+  corsOrigins: string[];
+  /** How long a client may take to send the request headers, in ms. */
+  headersTimeoutMs: number;
+  /** How long a client may take to send the whole request, in ms. */
+  requestTimeoutMs: number;
   /** Limits of a run. */
   limits: {
     maxInputChars: number;
@@ -149,6 +155,9 @@ const envSchema = z.object({
   AGENTHOST_TRUST_PROXY: optional(
     z.string().regex(/^(true|false|\d{1,2}|[0-9a-fA-F.:/]+(,[0-9a-fA-F.:/]+)*)$/, 'must be true, false, a number of proxies, or comma-separated proxy addresses'),
   ).transform((v) => (v === undefined || v === 'false' ? false : v === 'true' ? true : /^\d+$/.test(v) ? Number(v) : v)),
+  AGENTHOST_CORS_ORIGINS: optional(z.string()).transform((s) => s?.split(',').map((o) => o.trim()).filter(Boolean) ?? []),
+  AGENTHOST_HEADERS_TIMEOUT_MS: optional(whole(1_000, 300_000)).transform((n) => n ?? 10_000),
+  AGENTHOST_REQUEST_TIMEOUT_MS: optional(whole(1_000, 3_600_000)).transform((n) => n ?? 30_000),
   AGENTHOST_MAX_INPUT_CHARS: optional(whole(1, 1_000_000)).transform((n) => n ?? 32_000),
   AGENTHOST_MAX_OUTPUT_TOKENS: optional(whole(1, 1_000_000)).transform((n) => n ?? 4_096),
   AGENTHOST_MAX_TOOL_STEPS: optional(whole(1, 50)).transform((n) => n ?? 5),
@@ -192,6 +201,9 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     rateLimitPerMinute: e.AGENTHOST_RATE_LIMIT,
     authFailureLimit: e.AGENTHOST_AUTH_FAILURE_LIMIT,
     trustProxy: e.AGENTHOST_TRUST_PROXY,
+    corsOrigins: e.AGENTHOST_CORS_ORIGINS,
+    headersTimeoutMs: e.AGENTHOST_HEADERS_TIMEOUT_MS,
+    requestTimeoutMs: e.AGENTHOST_REQUEST_TIMEOUT_MS,
     limits: {
       maxInputChars: e.AGENTHOST_MAX_INPUT_CHARS,
       maxOutputTokens: e.AGENTHOST_MAX_OUTPUT_TOKENS,

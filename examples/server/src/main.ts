@@ -21,6 +21,9 @@ Settings come from environment variables:
   AGENTHOST_AUTH_FAILURE_LIMIT   failed authentications per client address per 15 minutes (default 30; 0: none)
   AGENTHOST_TRUST_PROXY          false (default), true, a number of proxies, or proxy addresses: where client
                                  addresses come from behind a proxy
+  AGENTHOST_CORS_ORIGINS         origins whose browsers may call the API, comma-separated, or * (default: none)
+  AGENTHOST_HEADERS_TIMEOUT_MS   how long a client may take to send its headers (default 10000)
+  AGENTHOST_REQUEST_TIMEOUT_MS   how long a client may take to send its whole request (default 30000)
   AGENTHOST_MAX_INPUT_CHARS      longest run input, in characters (default 32000)
   AGENTHOST_MAX_OUTPUT_TOKENS    most tokens a model may answer with per step (default 4096)
   AGENTHOST_MAX_TOOL_STEPS       most model steps of a run with a tool (default 5)

@@ -1,11 +1,12 @@
 import { randomBytes } from 'node:crypto';
-import type { Server } from 'node:http';
+import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { AgentService, ApiKeyService, combineModels, echoModels, openAIModels, type ModelProvider } from '@agenthost/core';
 import { anyKey, createAgentRouter, failure, managedKeys, serialize, staticKeys, type ErrorLogger, type IdempotencyOptions, type KeyResolver, type RateLimitOptions } from '@agenthost/express';
 import { RedisStore } from 'rate-limit-redis';
 import { openStore, type OpenedStore } from '@agenthost/storage';
 import { builtinTools, combineTools, mcpTools, type McpToolProvider } from '@agenthost/tools';
+import cors from 'cors';
 import express from 'express';
 import type { KeyEntry, ServerConfig } from './config.js';
 
@@ -51,11 +52,29 @@ export function modelsFor(config: ServerConfig): ModelProvider {
 export function createApp(
   service: AgentService,
   resolveKey: KeyResolver,
-  options: { bodyLimit: string; logger?: ErrorLogger; idempotency?: IdempotencyOptions; rateLimit?: RateLimitOptions; trustProxy?: boolean | number | string },
+  options: {
+    bodyLimit: string;
+    logger?: ErrorLogger;
+    idempotency?: IdempotencyOptions;
+    rateLimit?: RateLimitOptions;
+    trustProxy?: boolean | number | string;
+    corsOrigins?: string[];
+  },
 ): express.Express {
   const app = express();
   app.disable('x-powered-by');
   app.set('trust proxy', options.trustProxy ?? false);
+  // CORS is off unless origins are configured: then only those origins' browsers may call the API.
+  if (options.corsOrigins?.length) {
+    app.use(
+      cors({
+        origin: options.corsOrigins.includes('*') ? '*' : options.corsOrigins,
+        allowedHeaders: ['content-type', 'x-api-key', 'idempotency-key', 'x-request-id'],
+        exposedHeaders: ['x-request-id', 'x-next-cursor', 'link', 'retry-after', 'ratelimit', 'ratelimit-policy', 'idempotent-replayed'],
+        maxAge: 600,
+      }),
+    );
+  }
   const router = createAgentRouter(service, {
     resolveKey,
     bodyLimit: options.bodyLimit,
@@ -120,6 +139,7 @@ export async function startServer(config: ServerConfig, options: { logger?: Erro
     // Kept in the store, claimed under the shared locks: a retry that reaches another server is answered the same.
     idempotency: { store: store.store, locks: store.locks },
     trustProxy: config.trustProxy,
+    corsOrigins: config.corsOrigins,
     rateLimit: {
       ...(config.rateLimitPerMinute > 0 && { perKey: { limit: config.rateLimitPerMinute, windowMs: 60_000 } }),
       ...(config.authFailureLimit > 0 && { failedAuth: { limit: config.authFailureLimit, windowMs: 15 * 60_000 } }),
@@ -130,7 +150,12 @@ export async function startServer(config: ServerConfig, options: { logger?: Erro
     },
     ...(options.logger && { logger: options.logger }),
   });
-  const server = app.listen(config.port, config.host);
+  // Slow clients may hold a connection only so long: headers, then the whole request; the limits are
+  // checked every second rather than Node's default 30 s.
+  const server = createServer(
+    { headersTimeout: config.headersTimeoutMs, requestTimeout: config.requestTimeoutMs, connectionsCheckingInterval: 1_000 },
+    app,
+  ).listen(config.port, config.host);
   try {
     await new Promise<void>((resolve, reject) => {
       server.once('listening', resolve);

@@ -5,4 +5,4 @@ export { INTERNAL_ERROR_MESSAGE, STATUS_BY_CODE, errorResponse } from './http-er
 export { idempotent, memoryIdempotency, type IdempotencyOptions } from './idempotency.js';
 export { openApiDocument } from './openapi.js';
 export { failedAuthLimiter, perKeyLimiter, type Limit, type RateLimitOptions } from './rate-limits.js';
-export { createAgentRouter, type AgentRouterOptions, type ErrorLogger } from './router.js';
+export { MAX_JSON_DEPTH, createAgentRouter, type AgentRouterOptions, type ErrorLogger } from './router.js';

@@ -43,6 +43,22 @@ interface RequestState {
 const JSON_TYPE = 'application/json; charset=utf-8';
 const JSON_BODY_TYPES = ['application/json', 'application/*+json'];
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
+/** Deepest nesting a JSON body may have; deeper bodies are refused before anything walks them. */
+export const MAX_JSON_DEPTH = 64;
+
+/** The nesting depth of a parsed JSON value, without recursion. */
+function depthOf(value: unknown): number {
+  let deepest = 0;
+  const stack: [unknown, number][] = [[value, 1]];
+  while (stack.length) {
+    const [v, d] = stack.pop()!;
+    if (v === null || typeof v !== 'object') continue;
+    if (d > deepest) deepest = d;
+    if (deepest > MAX_JSON_DEPTH) return deepest;
+    for (const child of Object.values(v)) stack.push([child, d + 1]);
+  }
+  return deepest;
+}
 
 const stderrLogger: ErrorLogger = {
   error(fields, message) {
@@ -100,6 +116,8 @@ export function createAgentRouter(service: AgentService, options: AgentRouterOpt
     const requestId = given && REQUEST_ID.test(given) ? given : randomUUID();
     res.locals.agenthost = { requestId } satisfies RequestState;
     res.set('x-request-id', requestId);
+    // Answers are per caller and may hold their data: no cache may keep them.
+    res.set('Cache-Control', 'no-store');
     res.removeHeader('X-Powered-By');
     next();
   });
@@ -135,6 +153,12 @@ export function createAgentRouter(service: AgentService, options: AgentRouterOpt
   });
 
   router.use(express.json({ limit: bodyLimit, strict: true, type: JSON_BODY_TYPES }));
+  router.use(function agentHostJsonDepth(req, res, next) {
+    if (req.body !== undefined && depthOf(req.body) > MAX_JSON_DEPTH) {
+      return send(req, res, failure(400, `The JSON body is nested more than ${MAX_JSON_DEPTH} levels deep`));
+    }
+    next();
+  });
 
   const logServerError = (req: Request, res: Response, error: unknown, status: number, unexpected = false) => {
     logger.error(
