@@ -69,7 +69,7 @@ const running = await startServer(config, { logger }).catch((error: NodeJS.Errno
   process.exit(1);
 });
 
-const lines = [`agenthost listening on ${running.url}`, `  models: ${running.models.join(', ')}`, `  tools: ${running.tools.join(', ')}`, `  store: ${running.store.description}${storeNote(running.store.kind)}`];
+const lines = [`agenthost listening on ${running.url}`, `  models: ${running.models.join(', ')}`, `  tools: ${running.tools.join(', ')}`, `  reference: ${running.url.replace(/\/api\/v1$/, '')}/docs (OpenAPI at ${running.url}/openapi.json)`, `  store: ${running.store.description}${storeNote(running.store.kind)}`];
 if (config.unsafeDisableLocks) lines.push('  WARNING: AGENTHOST_UNSAFE_DISABLE_LOCKS=true: servers sharing this store will lose writes');
 lines.push(`  keys: ${config.apiKeys?.length ?? 0} configured, ${running.managedKeyCount} issued (agenthost keys create --account <name>)`);
 if (running.devKey) {

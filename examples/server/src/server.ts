@@ -9,6 +9,7 @@ import { builtinTools, combineTools, mcpTools, type McpToolProvider } from '@age
 import cors from 'cors';
 import express from 'express';
 import type { KeyEntry, ServerConfig } from './config.js';
+import { mountReferencePage } from './reference-page.js';
 
 /** A running standalone server. */
 export interface RunningServer {
@@ -83,6 +84,8 @@ export function createApp(
     ...(options.idempotency && { idempotency: options.idempotency }),
   });
   app.use(['/api/v1', '/api'], router);
+  // The interactive API reference, over the document the router serves.
+  mountReferencePage(app, '/api/v1/openapi.json');
   app.use(function notFound(req, res) {
     res.status(404).type('application/json; charset=utf-8').send(serialize(failure(404, `Route not found: ${req.method} ${req.path}`).body, req.query?.pretty === 'true'));
   });

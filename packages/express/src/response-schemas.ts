@@ -1,0 +1,234 @@
+import type {
+  AgentConfig,
+  AgentRecord,
+  FieldIssue,
+  RunEvent,
+  RunMetadata,
+  RunResult,
+  SessionInfo,
+  SessionList,
+  SessionMessage,
+  SessionWithMessages,
+  TokenUsage,
+} from '@agenthost/core';
+import { z } from 'zod';
+import type { ErrorEnvelope, SuccessEnvelope } from './envelope.js';
+
+/**
+ * The zod schemas of everything the HTTP API answers, from which the OpenAPI document takes its
+ * response schemas. Each named schema is in {@link responseComponents} under the name it has in the
+ * document's `components.schemas`. The compile-time checks at the end keep them equal to the record
+ * types of `@agenthost/core` and the envelope types.
+ */
+export const responseComponents = z.registry<{ id: string }>();
+
+function component<T extends z.ZodType>(id: string, schema: T): T {
+  responseComponents.add(schema, { id });
+  return schema;
+}
+
+const timestamp = (what: string) => z.iso.datetime({ precision: 3 }).describe(`${what}: ISO 8601 UTC with milliseconds`);
+
+/** An agent's configuration as stored and returned. */
+export const agentConfigSchema = component(
+  'AgentConfig',
+  z
+    .object({
+      agent_id: z.string().describe('The agent id, `agt_` and 22 base64url characters for agents this server made'),
+      name: z.string().describe('The name, trimmed'),
+      instruction: z.string().describe('The system instruction sent with every run'),
+      model: z.string().describe('One of the server\'s model names'),
+      tool: z.string().nullable().describe('One of the server\'s tool integrations, or `null` for none'),
+      component: z.string().describe('A free label for the client\'s UI; `Chat` unless given'),
+    })
+    .describe('An agent\'s configuration'),
+);
+
+/** An agent as returned by get, list, PATCH and PUT. */
+export const agentRecordSchema = component(
+  'AgentRecord',
+  z
+    .object({
+      agent_id: z.string(),
+      name: z.string(),
+      config: agentConfigSchema,
+      created_at: timestamp('When the agent was created'),
+      updated_at: timestamp('When the agent was last changed'),
+    })
+    .describe('An agent'),
+);
+
+/** The `data` of `POST /agents`. */
+export const agentCreatedSchema = component(
+  'AgentCreated',
+  z.object({ agent_id: z.string().describe('The new agent\'s id'), created_at: timestamp('When it was created') }).describe('A new agent'),
+);
+
+/** The `data` of `DELETE /agents/{agentId}`. */
+export const agentDeletedSchema = component('AgentDeleted', z.object({ agent_id: z.string(), deleted: z.literal(true) }).describe('A deleted agent'));
+
+/** Token counts of a run. */
+export const tokenUsageSchema = component(
+  'TokenUsage',
+  z
+    .object({ prompt: z.int().nonnegative(), completion: z.int().nonnegative(), total: z.int().nonnegative().describe('Always `prompt + completion`') })
+    .describe('Token counts, summed over every model step of the run'),
+);
+
+/** What a run reports besides its output. */
+export const runMetadataSchema = component(
+  'RunMetadata',
+  z
+    .object({
+      model: z.string(),
+      tool_used: z.string().nullable().describe('The agent\'s tool when the run called it, else `null`'),
+      tokens: tokenUsageSchema,
+      omitted_messages: z
+        .int()
+        .nonnegative()
+        .describe('How many earlier messages of the session were left out of the prompt to fit the model\'s context budget (0 when none were)'),
+    })
+    .describe('What a run reports besides its output'),
+);
+
+/** The `data` of a run, and of a stream's `done` event. */
+export const runResultSchema = component(
+  'RunResult',
+  z
+    .object({
+      output: z.string().describe('The answer; JSON text for `json_mode` and `json_format` runs'),
+      session_id: z.string().describe('The conversation the turn was stored in; pass it again to continue it'),
+      metadata: runMetadataSchema,
+    })
+    .describe('The result of a run'),
+);
+
+/** One message of a conversation. */
+export const sessionMessageSchema = component(
+  'SessionMessage',
+  z.object({ role: z.enum(['user', 'assistant']), content: z.string(), created_at: timestamp('When it was stored') }).describe('One message of a conversation'),
+);
+
+/** A conversation without its messages. */
+export const sessionInfoSchema = component(
+  'SessionInfo',
+  z
+    .object({
+      session_id: z.string(),
+      created_at: timestamp('When its first message was stored'),
+      updated_at: timestamp('When its last message was stored'),
+      message_count: z.int().nonnegative(),
+    })
+    .describe('A conversation, without its messages'),
+);
+
+const nextCursor = z.string().nullable().describe('Pass as `cursor` for the next page; `null` on the last page');
+
+/** The `data` of `GET /agents/{agentId}/sessions`. */
+export const sessionListSchema = component(
+  'SessionList',
+  z.object({ sessions: z.array(sessionInfoSchema).describe('Newest (first stored) first'), next_cursor: nextCursor }).describe('One page of an agent\'s sessions'),
+);
+
+/** The `data` of `GET /agents/{agentId}/sessions/{sessionId}`. */
+export const sessionWithMessagesSchema = component(
+  'SessionWithMessages',
+  z
+    .object({
+      session_id: z.string(),
+      created_at: timestamp('When its first message was stored'),
+      updated_at: timestamp('When its last message was stored'),
+      message_count: z.int().nonnegative(),
+      messages: z.array(sessionMessageSchema).describe('One page of the messages, oldest first'),
+      next_cursor: nextCursor,
+    })
+    .describe('A conversation with one page of its messages'),
+);
+
+/** The `data` of `DELETE /agents/{agentId}/sessions/{sessionId}`. */
+export const sessionDeletedSchema = component('SessionDeleted', z.object({ session_id: z.string(), deleted: z.literal(true) }).describe('A deleted session'));
+
+/** One offending field of a rejected request. */
+export const fieldIssueSchema = component(
+  'FieldIssue',
+  z
+    .object({ message: z.string(), path: z.array(z.union([z.string(), z.number()])).describe('Where the problem is, starting with the field name') })
+    .describe('One offending field'),
+);
+
+/** Every error answer: `status` is the HTTP status. */
+export const errorEnvelopeSchema = component(
+  'ErrorEnvelope',
+  z
+    .object({
+      success: z.literal(false),
+      error: z.string().describe('A message for people; `Invalid request format` for validation errors'),
+      details: z
+        .record(z.string(), fieldIssueSchema)
+        .optional()
+        .describe('For validation errors only: one entry per offending top-level field (`request` when the body as a whole is wrong)'),
+      status: z.int().min(400).max(599).describe('The HTTP status of the response'),
+    })
+    .describe('An error'),
+);
+
+/** The success envelope around `data`. */
+export function successEnvelopeSchema<T extends z.ZodType>(data: T) {
+  return z.object({ success: z.literal(true), data, status: z.literal(200) });
+}
+
+/** `POST /agents`. */
+export const agentCreatedResponseSchema = component('AgentCreatedResponse', successEnvelopeSchema(agentCreatedSchema));
+/** `GET`, `PATCH` and `PUT /agents/{agentId}`. */
+export const agentResponseSchema = component('AgentResponse', successEnvelopeSchema(agentRecordSchema));
+/** `GET /agents`. */
+export const agentListResponseSchema = component('AgentListResponse', successEnvelopeSchema(z.array(agentRecordSchema)));
+/** `DELETE /agents/{agentId}`. */
+export const agentDeletedResponseSchema = component('AgentDeletedResponse', successEnvelopeSchema(agentDeletedSchema));
+/** `POST /agents/{agentId}/run` answered as JSON. */
+export const runResponseSchema = component('RunResponse', successEnvelopeSchema(runResultSchema));
+/** `GET /agents/{agentId}/sessions`. */
+export const sessionListResponseSchema = component('SessionListResponse', successEnvelopeSchema(sessionListSchema));
+/** `GET /agents/{agentId}/sessions/{sessionId}`. */
+export const sessionResponseSchema = component('SessionResponse', successEnvelopeSchema(sessionWithMessagesSchema));
+/** `DELETE /agents/{agentId}/sessions/{sessionId}`. */
+export const sessionDeletedResponseSchema = component('SessionDeletedResponse', successEnvelopeSchema(sessionDeletedSchema));
+
+const toolEvent = { tool_call_id: z.string(), tool_name: z.string() };
+
+/** The `data` of each server-sent event of a streamed run, by event name. */
+export const streamEventSchemas = {
+  'text-delta': component('TextDeltaEvent', z.object({ delta: z.string() }).describe('`text-delta`: the next piece of the answer')),
+  'tool-call': component('ToolCallEvent', z.object({ ...toolEvent, input: z.unknown() }).describe('`tool-call`: the model called a tool')),
+  'tool-result': component('ToolResultEvent', z.object({ ...toolEvent, output: z.unknown() }).describe('`tool-result`: what the tool returned')),
+  'tool-error': component('ToolErrorEvent', z.object({ ...toolEvent, error: z.string() }).describe('`tool-error`: the tool failed; the model is told and goes on')),
+  done: runResultSchema,
+  error: errorEnvelopeSchema,
+} as const;
+
+// Compile-time checks: each schema's type is exactly the type the code returns.
+type Same<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false;
+type Assert<T extends true> = T;
+type EventData<K extends RunEvent['type']> = Omit<Extract<RunEvent, { type: K }>, 'type'>;
+
+/** Fails to compile when a response schema and the type it describes drift apart. */
+export type ResponseSchemasMatchTypes = [
+  Assert<Same<z.infer<typeof agentConfigSchema>, AgentConfig>>,
+  Assert<Same<z.infer<typeof agentRecordSchema>, AgentRecord>>,
+  Assert<Same<z.infer<typeof agentCreatedSchema>, Pick<AgentRecord, 'agent_id' | 'created_at'>>>,
+  Assert<Same<z.infer<typeof tokenUsageSchema>, TokenUsage>>,
+  Assert<Same<z.infer<typeof runMetadataSchema>, RunMetadata>>,
+  Assert<Same<z.infer<typeof runResultSchema>, RunResult>>,
+  Assert<Same<z.infer<typeof sessionMessageSchema>, SessionMessage>>,
+  Assert<Same<z.infer<typeof sessionInfoSchema>, SessionInfo>>,
+  Assert<Same<z.infer<typeof sessionListSchema>, SessionList>>,
+  Assert<Same<z.infer<typeof sessionWithMessagesSchema>, SessionWithMessages>>,
+  Assert<Same<z.infer<typeof fieldIssueSchema>, FieldIssue>>,
+  Assert<Same<z.infer<typeof errorEnvelopeSchema>, ErrorEnvelope>>,
+  Assert<Same<z.infer<(typeof streamEventSchemas)['text-delta']>, EventData<'text-delta'>>>,
+  Assert<Same<z.infer<(typeof streamEventSchemas)['tool-call']>, EventData<'tool-call'>>>,
+  Assert<Same<z.infer<(typeof streamEventSchemas)['tool-result']>, EventData<'tool-result'>>>,
+  Assert<Same<z.infer<(typeof streamEventSchemas)['tool-error']>, EventData<'tool-error'>>>,
+  Assert<z.infer<typeof agentListResponseSchema> extends SuccessEnvelope<AgentRecord[]> ? true : false>,
+  Assert<z.infer<typeof runResponseSchema> extends SuccessEnvelope<RunResult> ? true : false>,
+];
