@@ -74,6 +74,20 @@ describe('structured output', () => {
     expect(JSON.parse(result.output)).toStrictEqual({ answer: 'is it?', confidence: 0.5 });
   });
 
+  test('a schema that asks for more than a run can produce is refused; the echo model never builds anything huge', async () => {
+    const svc = service();
+    const { agent_id } = await svc.createAgent(ACME, { name: 'A', instruction: 'I', model: 'echo' });
+    const huge = { type: 'array', items: { type: 'string' }, minItems: 100_000_000 };
+    const refused = await rejection(svc.runAgent(ACME, agent_id, { input: 'x', json_format: huge }));
+    expect(refused.details).toStrictEqual({
+      json_format: { message: 'json_format asks for too much: minItems 100000000 is more than a run can produce (at most 1000)', path: ['json_format'] },
+    });
+    // Within the bounds but past what the echo model builds (16 items): a mismatch, not an exhausted process.
+    expect((await rejection(svc.runAgent(ACME, agent_id, { input: 'x', json_format: { ...huge, minItems: 500 } }))).code).toBe('provider_error');
+    const small = await svc.runAgent(ACME, agent_id, { input: 'x', json_format: { ...huge, minItems: 3 } });
+    expect(JSON.parse(small.output)).toStrictEqual(['x', 'x', 'x']);
+  });
+
   test('an answer that does not match json_format is a provider_error, and nothing is stored', async () => {
     const model = new MockLanguageModelV3({
       doGenerate: async () => ({ content: [{ type: 'text', text: '{"answer": 42}' }], finishReason: { unified: 'stop', raw: 'stop' }, usage: usage(5, 5), warnings: [] }),
@@ -93,6 +107,7 @@ describe('structured output', () => {
     [{ type: 'strin' }, 'json_format is not a valid JSON Schema: type must be JSONType or JSONType[]: strin'],
     [{ type: 'string', pattern: '^(a+)+$' }, "json_format is not a JSON Schema this server accepts: data must have required property 'maxLength'"],
     ['x'.repeat(40_000), 'json_format must be at most 32768 characters'],
+    [`${'{"not":'.repeat(2000)}{}${'}'.repeat(2000)}`, 'json_format is nested more than 32 levels deep'],
   ])('json_format %j is refused: %s', async (json_format, message) => {
     const svc = service();
     const { agent_id } = await svc.createAgent(ACME, { name: 'A', instruction: 'I', model: 'echo' });

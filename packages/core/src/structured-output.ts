@@ -5,6 +5,40 @@ import { InvalidInputError } from './errors/invalid-input-error.js';
 
 /** Largest JSON Schema a run may bring, in characters of its JSON text. */
 export const MAX_JSON_FORMAT_LENGTH = 32_768;
+/** Deepest nesting a run's JSON Schema may have. */
+export const MAX_JSON_FORMAT_DEPTH = 32;
+
+/** Largest count a run's schema may demand (`minItems`, `minProperties`) and longest string (`minLength`). */
+const MAX_DEMANDED = { minItems: 1_000, minProperties: 1_000, minLength: 100_000 } as const;
+
+/** The first demand in a schema that no run could meet within its output cap, if any. */
+function excessiveDemand(schema: unknown): string | undefined {
+  const stack: unknown[] = [schema];
+  while (stack.length) {
+    const v = stack.pop();
+    if (v === null || typeof v !== 'object') continue;
+    for (const [keyword, max] of Object.entries(MAX_DEMANDED)) {
+      const n = (v as Record<string, unknown>)[keyword];
+      if (typeof n === 'number' && n > max) return `${keyword} ${n} is more than a run can produce (at most ${max})`;
+    }
+    stack.push(...Object.values(v));
+  }
+  return undefined;
+}
+
+/** The nesting depth of a JSON value, without recursion (a schema may arrive as text, past the body's own cap). */
+function depthOf(value: unknown): number {
+  let deepest = 0;
+  const stack: [unknown, number][] = [[value, 1]];
+  while (stack.length) {
+    const [v, d] = stack.pop()!;
+    if (v === null || typeof v !== 'object') continue;
+    if (d > deepest) deepest = d;
+    if (deepest > MAX_JSON_FORMAT_DEPTH) return deepest;
+    for (const child of Object.values(v)) stack.push([child, d + 1]);
+  }
+  return deepest;
+}
 
 const ajv = new Ajv({ strict: false, allErrors: false, validateSchema: false });
 // Schemas come from clients: check them against Ajv's "secure" meta-schema first, which refuses the
@@ -20,11 +54,17 @@ function invalid(message: string): InvalidInputError {
 function compile(text: string, schema: object): ValidateFunction {
   const hit = cache.get(text);
   if (hit) return hit;
-  if (!isSecure(schema)) throw invalid(`json_format is not a JSON Schema this server accepts: ${ajv.errorsText(isSecure.errors)}`);
+  if (depthOf(schema) > MAX_JSON_FORMAT_DEPTH) throw invalid(`json_format is nested more than ${MAX_JSON_FORMAT_DEPTH} levels deep`);
+  const demand = excessiveDemand(schema);
+  if (demand) throw invalid(`json_format asks for too much: ${demand}`);
   let validate: ValidateFunction;
   try {
+    if (!isSecure(schema)) throw invalid(`json_format is not a JSON Schema this server accepts: ${ajv.errorsText(isSecure.errors)}`);
     validate = ajv.compile(schema);
   } catch (error) {
+    if (error instanceof InvalidInputError) throw error;
+    // Never echo an internal failure (such as running out of stack) as if it were about the schema.
+    if (error instanceof RangeError) throw invalid('json_format is too complex for this server');
     throw invalid(`json_format is not a valid JSON Schema: ${(error as Error).message}`);
   }
   if (cache.size >= CACHE_SIZE) cache.delete(cache.keys().next().value!);

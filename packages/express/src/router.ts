@@ -124,9 +124,14 @@ export function createAgentRouter(service: AgentService, options: AgentRouterOpt
 
   // The API's own description is public, like any published API reference.
   const document = openApiDocument();
-  router.get('/openapi.json', function agentHostOpenApi(req, res) {
-    res.status(200).set('Content-Type', JSON_TYPE).send(JSON.stringify(document, null, req.query?.pretty === 'true' ? 2 : undefined));
-  });
+  router
+    .route('/openapi.json')
+    .get(function agentHostOpenApi(req, res) {
+      res.status(200).set('Content-Type', JSON_TYPE).send(JSON.stringify(document, null, req.query?.pretty === 'true' ? 2 : undefined));
+    })
+    .all(function agentHostOpenApiMethods(req, res) {
+      send(req, res, failure(405, `Method ${req.method} is not allowed here; allowed: GET, HEAD`, undefined, { Allow: 'GET, HEAD' }));
+    });
 
   const limitFailedAuth = failedAuthLimiter(options.rateLimit ?? {});
   if (limitFailedAuth) router.use(limitFailedAuth);

@@ -55,13 +55,22 @@ type Schema = {
   minItems?: number;
 };
 
-/** A small value that satisfies a JSON Schema of the common shapes, with `text` for strings. */
-function instanceOf(schema: Schema | undefined, text: string): unknown {
+/** Bounds of the values the echo model builds: a schema cannot make it build something huge. */
+const MAX_ITEMS = 16;
+const MAX_DEPTH = 16;
+
+/**
+ * A small value that satisfies a JSON Schema of the common shapes, with `text` for strings. Arrays get
+ * at most 16 items and nesting stops at 16 levels, so a schema asking for more is not satisfied
+ * (the run then fails as a model answer that does not match) rather than exhausting memory.
+ */
+function instanceOf(schema: Schema | undefined, text: string, depth = 0): unknown {
+  if (depth > MAX_DEPTH) return null;
   if (!schema || typeof schema !== 'object') return { echo: text };
   if ('const' in schema) return schema.const;
   if (schema.enum?.length) return schema.enum[0];
   const alternative = schema.anyOf?.[0] ?? schema.oneOf?.[0];
-  if (alternative) return instanceOf(alternative, text);
+  if (alternative) return instanceOf(alternative, text, depth + 1);
   const type = Array.isArray(schema.type) ? schema.type[0] : schema.type;
   switch (type) {
     case 'string':
@@ -74,9 +83,9 @@ function instanceOf(schema: Schema | undefined, text: string): unknown {
     case 'null':
       return null;
     case 'array':
-      return Array.from({ length: schema.minItems ?? 0 }, () => instanceOf(schema.items, text));
+      return Array.from({ length: Math.min(Math.max(0, Number(schema.minItems) || 0), MAX_ITEMS) }, () => instanceOf(schema.items, text, depth + 1));
     default:
-      return Object.fromEntries(Object.entries(schema.properties ?? {}).map(([key, property]) => [key, instanceOf(property, text)]));
+      return Object.fromEntries(Object.entries(schema.properties ?? {}).map(([key, property]) => [key, instanceOf(property, text, depth + 1)]));
   }
 }
 
