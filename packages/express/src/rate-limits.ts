@@ -40,7 +40,9 @@ function check(name: string, limit: Limit): void {
 
 /**
  * The limiter of failed authentications, per client address (as Express sees it: set `trust proxy`
- * behind a proxy). Only requests answered 401 count.
+ * behind a proxy). The router runs it only for a request whose key was refused, so only failures
+ * count (concurrent valid requests never do), and past the limit those requests get 429 instead of
+ * 401: guessing stops, while valid keys from the same address go on working.
  */
 export function failedAuthLimiter(options: RateLimitOptions): RequestHandler | undefined {
   if (!options.failedAuth) return undefined;
@@ -50,8 +52,6 @@ export function failedAuthLimiter(options: RateLimitOptions): RequestHandler | u
     limit: options.failedAuth.limit,
     standardHeaders: 'draft-7',
     legacyHeaders: false,
-    skipSuccessfulRequests: true,
-    requestWasSuccessful: (_req, res) => res.statusCode !== 401,
     keyGenerator: (req) => `auth:${ipKeyGenerator(req.ip ?? 'unknown')}`,
     handler: refuse('Too many failed authentication attempts from this address; retry later'),
     validate: { xForwardedForHeader: false },

@@ -134,13 +134,14 @@ export function createAgentRouter(service: AgentService, options: AgentRouterOpt
     });
 
   const limitFailedAuth = failedAuthLimiter(options.rateLimit ?? {});
-  if (limitFailedAuth) router.use(limitFailedAuth);
+  const refuse = (req: Request, res: Response, message: string) =>
+    limitFailedAuth ? limitFailedAuth(req, res, () => send(req, res, failure(401, message))) : send(req, res, failure(401, message));
 
   router.use(async function agentHostApiKeyAuth(req, res, next) {
     const key = req.get('x-api-key');
-    if (!key) return send(req, res, failure(401, 'Missing API key: send it in the x-api-key header'));
+    if (!key) return refuse(req, res, 'Missing API key: send it in the x-api-key header');
     const auth = await resolveKey(key);
-    if (!auth) return send(req, res, failure(401, 'Invalid API key provided'));
+    if (!auth) return refuse(req, res, 'Invalid API key provided');
     state(res).accountId = auth.accountId;
     state(res).scopes = auth.scopes;
     next();
