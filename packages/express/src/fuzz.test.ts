@@ -6,6 +6,8 @@ import fc from 'fast-check';
 import inject from 'light-my-request';
 import { describe, expect, test } from 'vitest';
 import { staticKeys } from './auth.js';
+import { checkHttpResponse } from './openapi-conformance.js';
+import { openApiDocument } from './openapi.js';
 import { createAgentRouter } from './router.js';
 
 // Every route gets RUNS_PER_ROUTE generated requests (body, headers, query and path ids all drawn at
@@ -471,6 +473,20 @@ const FILE_PATH = /file:\/\/|node_modules|\/(?:home|root|usr|tmp|var|opt|srv|app
 /** Where the project is checked out, which no answer may show. */
 const CWD = process.cwd();
 const DOCUMENT_PATH = /^\/api(?:\/v1)?\/openapi\.json\/?$/;
+const OPENAPI = openApiDocument();
+
+/** Every answer must also be one the OpenAPI document describes for its route and status. */
+function conforms(method: string, url: string, res: { statusCode: number; headers: Record<string, unknown>; payload: string }, body: unknown, bad: (m: string) => never): void {
+  // Match the path as the server routes it: dot segments (`.`, `%2e`) resolved, as the URL standard says.
+  const resolved = new URL(url, 'http://localhost');
+  const path = resolved.pathname;
+  const basePath = path.startsWith('/api/v1') ? '/api/v1' : '/api';
+  try {
+    checkHttpResponse(OPENAPI, method, path + resolved.search, { status: res.statusCode, headers: res.headers as Record<string, string>, body, text: res.payload }, basePath);
+  } catch (error) {
+    bad((error as Error).message);
+  }
+}
 
 class BadAnswer extends Error {}
 
@@ -545,7 +561,7 @@ function checkEvents(res: inject.Response, bad: (m: string) => never): void {
 
 const routeSeed = (index: number) => SEED + index;
 
-describe('fuzz: every route answers any request with a well-formed envelope, never a 5xx or a stack trace', () => {
+describe('fuzz: every route answers any request with a well-formed envelope the OpenAPI document describes, never a 5xx or a stack trace', () => {
   test.each(ROUTES.map((route, index) => [route.name, route, index] as const))(
     '%s',
     async (_name, route, index) => {
@@ -596,6 +612,7 @@ describe('fuzz: every route answers any request with a well-formed envelope, nev
             if (status !== 200 || !route.name.endsWith('/run')) bad('an event stream where none belongs');
             checkEvents(res, bad);
             checkLeaks(res.payload, sent, bad);
+            conforms(r.method, url, res, undefined, bad);
             return;
           }
           if (type !== JSON_TYPE) bad(`content-type ${String(type)}`);
@@ -611,7 +628,10 @@ describe('fuzz: every route answers any request with a well-formed envelope, nev
           const document = status === 200 && DOCUMENT_PATH.test(new URL(url, 'http://localhost').pathname);
           if (document) {
             if (typeof (body as { openapi?: unknown })?.openapi !== 'string') bad('the OpenAPI document has no openapi version');
-          } else checkEnvelope(body, status, bad);
+          } else {
+            checkEnvelope(body, status, bad);
+            conforms(r.method, url, res, body, bad);
+          }
           checkLeaks(res.payload, sent, bad);
           if (document) checkedDocuments.add(res.payload);
         }),

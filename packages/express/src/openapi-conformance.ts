@@ -207,10 +207,9 @@ export function checkResponse(
   } else {
     const shared = UNLISTED[status];
     const expected = !template ? 'an unknown path' : `a method the path does not list (${METHODS.filter((m) => pathItem?.[m]).join(', ')})`;
-    // A public path (no operation needs a key) is served apart from the API: other methods find no route.
-    const operations = METHODS.map((m) => pathItem?.[m] as Json | undefined).filter((o): o is Json => o !== undefined);
-    const isPublic = operations.length > 0 && operations.every((o) => Array.isArray(o.security) && o.security.length === 0);
-    const impossible = !template || isPublic ? 405 : 404;
+    // An unknown path cannot answer 405; a listed path with another method answers 405 (or an earlier
+    // refusal), never 404.
+    const impossible = !template ? 405 : 404;
     if (!shared || status === impossible) fail(`${expected} may only answer ${Object.keys(UNLISTED).filter((s) => Number(s) !== impossible).join(', ')}`);
     response = resolve(document, ((document.components as Json).responses as Json)[shared!]);
     if (status === 405) {

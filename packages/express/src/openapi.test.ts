@@ -31,15 +31,15 @@ const document = openApiDocument();
 /** Every operation of docs/http-api.md with the statuses it can answer. */
 const OPERATIONS: Record<string, number[]> = {
   'POST /agents': [200, 400, 401, 403, 409, 413, 415, 422, 429, 500, 503],
-  'GET /agents': [200, 400, 401, 403, 429, 500, 503],
-  'GET /agents/{agentId}': [200, 400, 401, 403, 404, 429, 500, 503],
+  'GET /agents': [200, 400, 401, 403, 413, 415, 429, 500, 503],
+  'GET /agents/{agentId}': [200, 400, 401, 403, 404, 413, 415, 429, 500, 503],
   'PATCH /agents/{agentId}': [200, 400, 401, 403, 404, 409, 413, 415, 429, 500, 503],
   'PUT /agents/{agentId}': [200, 400, 401, 403, 404, 409, 413, 415, 429, 500, 503],
-  'DELETE /agents/{agentId}': [200, 400, 401, 403, 404, 429, 500, 503],
+  'DELETE /agents/{agentId}': [200, 400, 401, 403, 404, 413, 415, 429, 500, 503],
   'POST /agents/{agentId}/run': [200, 400, 401, 403, 404, 409, 413, 415, 422, 429, 500, 502, 503, 504],
-  'GET /agents/{agentId}/sessions': [200, 400, 401, 403, 404, 429, 500, 503],
-  'GET /agents/{agentId}/sessions/{sessionId}': [200, 400, 401, 403, 404, 429, 500, 503],
-  'DELETE /agents/{agentId}/sessions/{sessionId}': [200, 400, 401, 403, 404, 409, 429, 500, 503],
+  'GET /agents/{agentId}/sessions': [200, 400, 401, 403, 404, 413, 415, 429, 500, 503],
+  'GET /agents/{agentId}/sessions/{sessionId}': [200, 400, 401, 403, 404, 413, 415, 429, 500, 503],
+  'DELETE /agents/{agentId}/sessions/{sessionId}': [200, 400, 401, 403, 404, 409, 413, 415, 429, 500, 503],
   'GET /openapi.json': [200],
 };
 

@@ -248,8 +248,8 @@ function buildDocument(): Json {
       503: 'ServiceUnavailable',
       504: 'GatewayTimeout',
     };
-    // Every operation behind the key check can answer these.
-    const all = [...new Set([...statuses, 400, 401, 403, 429, 500, 503])].sort((a, b) => a - b);
+    // Every operation behind the key check can answer these; a body (on any method) is checked too.
+    const all = [...new Set([...statuses, 400, 401, 403, 413, 415, 429, 500, 503])].sort((a, b) => a - b);
     return Object.fromEntries(all.map((status) => [String(status), ref('responses', byStatus[status]!)]));
   };
   const jsonBody = (schema: string) => ({ required: true, content: { 'application/json': { schema: schemaRef(schema) } } });
