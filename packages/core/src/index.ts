@@ -39,6 +39,7 @@ export {
   type RunAgentInput,
   type UpdateAgentInput,
 } from './schemas.js';
-export { MAX_JSON_FORMAT_LENGTH } from './structured-output.js';
+export { jsonDepth } from './json-depth.js';
+export { MAX_JSON_FORMAT_DEPTH, MAX_JSON_FORMAT_LENGTH } from './structured-output.js';
 export { staticTools } from './tools/static-tools.js';
 export { ROOT_FIELD, fieldIssues, parseInput } from './validation.js';

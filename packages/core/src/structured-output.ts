@@ -2,6 +2,7 @@ import { Ajv, type ValidateFunction } from 'ajv';
 import secureMetaSchema from 'ajv/dist/refs/json-schema-secure.json' with { type: 'json' };
 import { Output, jsonSchema } from 'ai';
 import { InvalidInputError } from './errors/invalid-input-error.js';
+import { jsonDepth } from './json-depth.js';
 
 /** Largest JSON Schema a run may bring, in characters of its JSON text. */
 export const MAX_JSON_FORMAT_LENGTH = 32_768;
@@ -26,19 +27,6 @@ function excessiveDemand(schema: unknown): string | undefined {
   return undefined;
 }
 
-/** The nesting depth of a JSON value, without recursion (a schema may arrive as text, past the body's own cap). */
-function depthOf(value: unknown): number {
-  let deepest = 0;
-  const stack: [unknown, number][] = [[value, 1]];
-  while (stack.length) {
-    const [v, d] = stack.pop()!;
-    if (v === null || typeof v !== 'object') continue;
-    if (d > deepest) deepest = d;
-    if (deepest > MAX_JSON_FORMAT_DEPTH) return deepest;
-    for (const child of Object.values(v)) stack.push([child, d + 1]);
-  }
-  return deepest;
-}
 
 const ajv = new Ajv({ strict: false, allErrors: false, validateSchema: false });
 // Schemas come from clients: check them against Ajv's "secure" meta-schema first, which refuses the
@@ -54,7 +42,7 @@ function invalid(message: string): InvalidInputError {
 function compile(text: string, schema: object): ValidateFunction {
   const hit = cache.get(text);
   if (hit) return hit;
-  if (depthOf(schema) > MAX_JSON_FORMAT_DEPTH) throw invalid(`json_format is nested more than ${MAX_JSON_FORMAT_DEPTH} levels deep`);
+  if (jsonDepth(schema, MAX_JSON_FORMAT_DEPTH) > MAX_JSON_FORMAT_DEPTH) throw invalid(`json_format is nested more than ${MAX_JSON_FORMAT_DEPTH} levels deep`);
   const demand = excessiveDemand(schema);
   if (demand) throw invalid(`json_format asks for too much: ${demand}`);
   let validate: ValidateFunction;

@@ -38,6 +38,21 @@ function check(name: string, limit: Limit): void {
   if (!Number.isSafeInteger(limit.windowMs) || limit.windowMs < 1000) throw new TypeError(`createAgentRouter: rateLimit.${name}.windowMs must be at least 1000`);
 }
 
+function limiter(name: 'key' | 'auth', limit: Limit, key: (req: Request) => string, message: string, store: RateLimitOptions['store']): RequestHandler {
+  return rateLimit({
+    windowMs: limit.windowMs,
+    limit: limit.limit,
+    standardHeaders: 'draft-7',
+    legacyHeaders: false,
+    keyGenerator: key,
+    handler: refuse(message),
+    validate: { xForwardedForHeader: false },
+    // A counter store that is down must not refuse requests: they then meet the outage where it matters.
+    passOnStoreError: true,
+    ...(store && { store: store(name) }),
+  });
+}
+
 /**
  * The limiter of failed authentications, per client address (as Express sees it: set `trust proxy`
  * behind a proxy). The router runs it only for a request whose key was refused, so only failures
@@ -47,34 +62,13 @@ function check(name: string, limit: Limit): void {
 export function failedAuthLimiter(options: RateLimitOptions): RequestHandler | undefined {
   if (!options.failedAuth) return undefined;
   check('failedAuth', options.failedAuth);
-  return rateLimit({
-    windowMs: options.failedAuth.windowMs,
-    limit: options.failedAuth.limit,
-    standardHeaders: 'draft-7',
-    legacyHeaders: false,
-    keyGenerator: (req) => `auth:${ipKeyGenerator(req.ip ?? 'unknown')}`,
-    handler: refuse('Too many failed authentication attempts from this address; retry later'),
-    validate: { xForwardedForHeader: false },
-    // A counter store that is down must not refuse requests: they then meet the outage where it matters.
-    passOnStoreError: true,
-    ...(options.store && { store: options.store('auth') }),
-  });
+  return limiter('auth', options.failedAuth, (req) => `auth:${ipKeyGenerator(req.ip ?? 'unknown')}`, 'Too many failed authentication attempts from this address; retry later', options.store);
 }
 
 /** The limiter of requests per API key (keyed by a digest of the key, never the key). */
 export function perKeyLimiter(options: RateLimitOptions): RequestHandler | undefined {
   if (!options.perKey) return undefined;
   check('perKey', options.perKey);
-  return rateLimit({
-    windowMs: options.perKey.windowMs,
-    limit: options.perKey.limit,
-    standardHeaders: 'draft-7',
-    legacyHeaders: false,
-    keyGenerator: (req) => `key:${createHash('sha256').update(req.get('x-api-key') ?? '').digest('base64url')}`,
-    handler: refuse('Rate limit reached for this API key; retry later'),
-    validate: { xForwardedForHeader: false },
-    // A counter store that is down must not refuse requests: they then meet the outage where it matters.
-    passOnStoreError: true,
-    ...(options.store && { store: options.store('key') }),
-  });
+  const key = (req: Request) => `key:${createHash('sha256').update(req.get('x-api-key') ?? '').digest('base64url')}`;
+  return limiter('key', options.perKey, key, 'Rate limit reached for this API key; retry later', options.store);
 }

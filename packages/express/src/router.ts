@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { AgentService } from '@agenthost/core';
 import express, { type ErrorRequestHandler, type Request, type RequestHandler, type Response } from 'express';
-import type { ApiKeyScope } from '@agenthost/core';
+import { jsonDepth, type ApiKeyScope } from '@agenthost/core';
 import type { AuthContext, KeyResolver } from './auth.js';
 import { failure, serialize, type ApiResponse } from './envelope.js';
 import { createHandlers, streamRun, type ApiHandler, type ApiRequest } from './handlers.js';
@@ -46,19 +46,6 @@ const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 /** Deepest nesting a JSON body may have; deeper bodies are refused before anything walks them. */
 export const MAX_JSON_DEPTH = 64;
 
-/** The nesting depth of a parsed JSON value, without recursion. */
-function depthOf(value: unknown): number {
-  let deepest = 0;
-  const stack: [unknown, number][] = [[value, 1]];
-  while (stack.length) {
-    const [v, d] = stack.pop()!;
-    if (v === null || typeof v !== 'object') continue;
-    if (d > deepest) deepest = d;
-    if (deepest > MAX_JSON_DEPTH) return deepest;
-    for (const child of Object.values(v)) stack.push([child, d + 1]);
-  }
-  return deepest;
-}
 
 const stderrLogger: ErrorLogger = {
   error(fields, message) {
@@ -160,7 +147,7 @@ export function createAgentRouter(service: AgentService, options: AgentRouterOpt
 
   router.use(express.json({ limit: bodyLimit, strict: true, type: JSON_BODY_TYPES }));
   router.use(function agentHostJsonDepth(req, res, next) {
-    if (req.body !== undefined && depthOf(req.body) > MAX_JSON_DEPTH) {
+    if (req.body !== undefined && jsonDepth(req.body, MAX_JSON_DEPTH) > MAX_JSON_DEPTH) {
       return send(req, res, failure(400, `The JSON body is nested more than ${MAX_JSON_DEPTH} levels deep`));
     }
     next();
