@@ -44,6 +44,8 @@ export interface ServerConfig {
   headersTimeoutMs: number;
   /** How long a client may take to send the whole request, in ms. */
   requestTimeoutMs: number;
+  /** How long a shutdown lets requests in flight finish before aborting them, in ms. */
+  shutdownTimeoutMs: number;
   /** Limits of a run. */
   limits: {
     maxInputChars: number;
@@ -158,6 +160,7 @@ const envSchema = z.object({
   AGENTHOST_CORS_ORIGINS: optional(z.string()).transform((s) => s?.split(',').map((o) => o.trim()).filter(Boolean) ?? []),
   AGENTHOST_HEADERS_TIMEOUT_MS: optional(whole(1_000, 300_000)).transform((n) => n ?? 10_000),
   AGENTHOST_REQUEST_TIMEOUT_MS: optional(whole(1_000, 3_600_000)).transform((n) => n ?? 30_000),
+  AGENTHOST_SHUTDOWN_TIMEOUT_MS: optional(whole(0, 600_000)).transform((n) => n ?? 25_000),
   AGENTHOST_MAX_INPUT_CHARS: optional(whole(1, 1_000_000)).transform((n) => n ?? 32_000),
   AGENTHOST_MAX_OUTPUT_TOKENS: optional(whole(1, 1_000_000)).transform((n) => n ?? 4_096),
   AGENTHOST_MAX_TOOL_STEPS: optional(whole(1, 50)).transform((n) => n ?? 5),
@@ -204,6 +207,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     corsOrigins: e.AGENTHOST_CORS_ORIGINS,
     headersTimeoutMs: e.AGENTHOST_HEADERS_TIMEOUT_MS,
     requestTimeoutMs: e.AGENTHOST_REQUEST_TIMEOUT_MS,
+    shutdownTimeoutMs: e.AGENTHOST_SHUTDOWN_TIMEOUT_MS,
     limits: {
       maxInputChars: e.AGENTHOST_MAX_INPUT_CHARS,
       maxOutputTokens: e.AGENTHOST_MAX_OUTPUT_TOKENS,

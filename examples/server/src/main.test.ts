@@ -69,7 +69,7 @@ describe('the standalone server', () => {
     const server = await start({ AGENTHOST_API_KEYS: `alpha:${KEY_A}` });
     server.child.kill('SIGTERM');
     expect(await server.exited).toBe(0);
-    expect(server.stdout()).toContain('agenthost: SIGTERM received, finishing in-flight requests\n');
+    expect(server.stdout()).toContain('agenthost: SIGTERM received, finishing in-flight requests (up to 25000 ms)\nagenthost: stopped\n');
     await expect(fetch(`${server.url}/agents`)).rejects.toThrow();
   });
 

@@ -24,6 +24,7 @@ Settings come from environment variables:
   AGENTHOST_CORS_ORIGINS         origins whose browsers may call the API, comma-separated, or * (default: none)
   AGENTHOST_HEADERS_TIMEOUT_MS   how long a client may take to send its headers (default 10000)
   AGENTHOST_REQUEST_TIMEOUT_MS   how long a client may take to send its whole request (default 30000)
+  AGENTHOST_SHUTDOWN_TIMEOUT_MS  how long a shutdown lets requests in flight finish (default 25000)
   AGENTHOST_MAX_INPUT_CHARS      longest run input, in characters (default 32000)
   AGENTHOST_MAX_OUTPUT_TOKENS    most tokens a model may answer with per step (default 4096)
   AGENTHOST_MAX_TOOL_STEPS       most model steps of a run with a tool (default 5)
@@ -91,14 +92,13 @@ for (const signal of ['SIGINT', 'SIGTERM'] as const) {
   process.on(signal, () => {
     if (stopping) return;
     stopping = true;
-    process.stdout.write(`agenthost: ${signal} received, finishing in-flight requests\n`);
-    const force = setTimeout(() => {
-      process.stderr.write('agenthost: requests still open after 10 s; closing them\n');
-      running.server.closeAllConnections();
-    }, 10_000);
-    force.unref();
+    process.stdout.write(`agenthost: ${signal} received, finishing in-flight requests (up to ${config.shutdownTimeoutMs} ms)\n`);
     running.close().then(
-      () => process.exit(0),
+      ({ aborted }) => {
+        if (aborted) process.stdout.write(`agenthost: aborted ${aborted} request(s) still running at the deadline; nothing of them was stored\n`);
+        process.stdout.write('agenthost: stopped\n');
+        process.exit(0);
+      },
       (error: Error) => {
         process.stderr.write(`agenthost: error while stopping: ${error.message}\n`);
         process.exit(1);

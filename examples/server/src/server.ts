@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { AgentService, ApiKeyService, combineModels, echoModels, openAIModels, type ModelProvider } from '@agenthost/core';
-import { anyKey, createAgentRouter, failure, managedKeys, serialize, staticKeys, type ErrorLogger, type IdempotencyOptions, type KeyResolver, type RateLimitOptions } from '@agenthost/express';
+import { anyKey, createAgentRouter, createHealthRouter, type HealthOptions, failure, managedKeys, serialize, staticKeys, type ErrorLogger, type IdempotencyOptions, type KeyResolver, type RateLimitOptions } from '@agenthost/express';
 import { RedisStore } from 'rate-limit-redis';
 import { openStore, type OpenedStore } from '@agenthost/storage';
 import { builtinTools, combineTools, mcpTools, type McpToolProvider } from '@agenthost/tools';
@@ -29,8 +29,13 @@ export interface RunningServer {
   store: OpenedStore;
   /** The tool integration names offered. */
   tools: readonly string[];
-  /** Stops accepting connections, lets in-flight requests finish, closes the store. */
-  close(): Promise<void>;
+  /**
+   * Shuts down: readiness fails at once, the listener closes (new connections are refused), requests
+   * in flight get until the deadline (`AGENTHOST_SHUTDOWN_TIMEOUT_MS` by default) to finish; the rest
+   * are cut off, which aborts their runs (nothing of them is stored). Then the store and MCP servers
+   * close. Resolves with how many requests had to be cut off.
+   */
+  close(deadlineMs?: number): Promise<{ aborted: number }>;
 }
 
 /** The models the configuration offers: `echo` always, OpenAI when a key or a base URL is set. */
@@ -56,6 +61,7 @@ export function createApp(
   options: {
     bodyLimit: string;
     logger?: ErrorLogger;
+    health?: HealthOptions;
     idempotency?: IdempotencyOptions;
     rateLimit?: RateLimitOptions;
     trustProxy?: boolean | number | string;
@@ -65,6 +71,8 @@ export function createApp(
   const app = express();
   app.disable('x-powered-by');
   app.set('trust proxy', options.trustProxy ?? false);
+  // Liveness and readiness, outside the API and its keys.
+  if (options.health) app.use(createHealthRouter(options.health));
   // CORS is off unless origins are configured: then only those origins' browsers may call the API.
   if (options.corsOrigins?.length) {
     app.use(
@@ -137,8 +145,10 @@ export async function startServer(config: ServerConfig, options: { logger?: Erro
   const devKey = config.apiKeys || managedKeyCount > 0 ? undefined : { account: 'default', key: `ah_dev_${randomBytes(24).toString('base64url')}` };
   const configured = config.apiKeys ?? (devKey ? [devKey] : []);
   const resolveKey = configured.length ? anyKey(staticKeys(configured), managedKeys(keys)) : managedKeys(keys);
+  let draining = false;
   const app = createApp(service, resolveKey, {
     bodyLimit: config.bodyLimit,
+    health: { checks: { storage: () => store.store.ping?.() ?? Promise.resolve() }, draining: () => draining },
     // Kept in the store, claimed under the shared locks: a retry that reaches another server is answered the same.
     idempotency: { store: store.store, locks: store.locks },
     trustProxy: config.trustProxy,
@@ -153,11 +163,22 @@ export async function startServer(config: ServerConfig, options: { logger?: Erro
     },
     ...(options.logger && { logger: options.logger }),
   });
+  // Requests in flight, so a shutdown knows when the last one has finished.
+  let inFlight = 0;
+  let idle: (() => void) | undefined;
+  const tracked: express.RequestHandler = (_req, res, next) => {
+    inFlight++;
+    res.once('close', () => {
+      if (--inFlight === 0) idle?.();
+    });
+    next();
+  };
+  const outer = express().disable('x-powered-by').use(tracked, app);
   // Slow clients may hold a connection only so long: headers, then the whole request; the limits are
   // checked every second rather than Node's default 30 s.
   const server = createServer(
     { headersTimeout: config.headersTimeoutMs, requestTimeout: config.requestTimeoutMs, connectionsCheckingInterval: 1_000 },
-    app,
+    outer,
   ).listen(config.port, config.host);
   try {
     await new Promise<void>((resolve, reject) => {
@@ -180,12 +201,27 @@ export async function startServer(config: ServerConfig, options: { logger?: Erro
     models: models.listModels(),
     store,
     tools: tools.listTools(),
-    close: () =>
-      new Promise<void>((resolve, reject) => {
-        server.close((err) => {
-          Promise.all([store.close(), mcp?.close()]).then(() => (err ? reject(err) : resolve()), reject);
-        });
-        server.closeIdleConnections();
-      }),
+    close: async (deadlineMs = config.shutdownTimeoutMs) => {
+      draining = true;
+      // No new connections; idle keep-alive connections close now, busy ones after their answer.
+      server.close();
+      server.closeIdleConnections();
+      const drained = new Promise<void>((resolve) => {
+        idle = resolve;
+        if (inFlight === 0) resolve();
+      });
+      let aborted = 0;
+      let timer: NodeJS.Timeout | undefined;
+      const deadline = new Promise<'deadline'>((resolve) => (timer = setTimeout(() => resolve('deadline'), deadlineMs)));
+      if ((await Promise.race([drained, deadline])) === 'deadline') {
+        aborted = inFlight;
+        // Cutting the connections aborts their runs: a run stores its turn only if its model call finished.
+        server.closeAllConnections();
+        await Promise.race([drained, new Promise((resolve) => setTimeout(resolve, 5_000))]);
+      }
+      clearTimeout(timer);
+      await Promise.all([store.close(), mcp?.close()]);
+      return { aborted };
+    },
   };
 }

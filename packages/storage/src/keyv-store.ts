@@ -293,6 +293,10 @@ export class KeyvStore implements AgentStore, ApiKeyStore, IdempotencyStore {
     await this.#call(() => this.#keyv.delete(`idempotency:${digest(key)}`));
   }
 
+  async ping(): Promise<void> {
+    await this.#call(() => this.#keyv.get('ping'));
+  }
+
   async close(): Promise<void> {
     await this.#keyv.disconnect();
     await this.#locks.close?.();

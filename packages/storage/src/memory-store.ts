@@ -168,6 +168,8 @@ export class MemoryStore implements AgentStore, ApiKeyStore, IdempotencyStore {
     this.#idempotency.delete(key);
   }
 
+  async ping(): Promise<void> {}
+
   async close(): Promise<void> {}
 
   #index(accountId: string, agentId: string): (string | undefined)[] {

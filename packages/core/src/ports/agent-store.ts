@@ -70,6 +70,8 @@ export interface AgentStore {
   listSessions(accountId: string, agentId: string, options: { limit: number; before?: number }): Promise<SessionPage>;
   /** Deletes a session and its messages; `false` when there was none. A later append starts it anew. */
   deleteSession(session: SessionRef): Promise<boolean>;
+  /** Resolves when the backend answers, rejects when it cannot be reached (for readiness checks). Optional. */
+  ping?(): Promise<void>;
   /** Releases connections. Optional. */
   close?(): Promise<void>;
 }
