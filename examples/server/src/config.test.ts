@@ -26,6 +26,8 @@ describe('loadConfig', () => {
       headersTimeoutMs: 10_000,
       requestTimeoutMs: 30_000,
       shutdownTimeoutMs: 25_000,
+      logLevel: 'info',
+      logFormat: 'auto',
       limits: { maxInputChars: 32_000, maxOutputTokens: 4_096, maxToolSteps: 5, providerTimeoutMs: 60_000, providerRetries: 2 },
     });
   });
@@ -54,6 +56,8 @@ describe('loadConfig', () => {
         AGENTHOST_HEADERS_TIMEOUT_MS: '5000',
         AGENTHOST_REQUEST_TIMEOUT_MS: '20000',
         AGENTHOST_SHUTDOWN_TIMEOUT_MS: '5000',
+        AGENTHOST_LOG_LEVEL: 'warn',
+        AGENTHOST_LOG_FORMAT: 'json',
         AGENTHOST_MAX_OUTPUT_TOKENS: '512',
         AGENTHOST_MAX_TOOL_STEPS: '3',
         AGENTHOST_PROVIDER_TIMEOUT_MS: '30000',
@@ -87,6 +91,8 @@ describe('loadConfig', () => {
       headersTimeoutMs: 5_000,
       requestTimeoutMs: 20_000,
       shutdownTimeoutMs: 5_000,
+      logLevel: 'warn',
+      logFormat: 'json',
       limits: { maxInputChars: 1000, maxOutputTokens: 512, maxToolSteps: 3, providerTimeoutMs: 30_000, providerRetries: 0 },
     });
     expect(loadConfig({ PORT: '', AGENTHOST_API_KEYS: '  ', OPENAI_MODELS: '' })).toMatchObject({ port: 3000, apiKeys: undefined, openaiModels: undefined });

@@ -1,5 +1,6 @@
 #!/usr/bin/env node
 import { ConfigError, loadConfig } from './config.js';
+import { createLogger, requestLogger } from './logging.js';
 import { startServer } from './server.js';
 
 const HELP = `agenthost standalone server
@@ -24,6 +25,8 @@ Settings come from environment variables:
   AGENTHOST_CORS_ORIGINS         origins whose browsers may call the API, comma-separated, or * (default: none)
   AGENTHOST_HEADERS_TIMEOUT_MS   how long a client may take to send its headers (default 10000)
   AGENTHOST_REQUEST_TIMEOUT_MS   how long a client may take to send its whole request (default 30000)
+  AGENTHOST_LOG_LEVEL            fatal, error, warn, info (default), debug, trace or silent
+  AGENTHOST_LOG_FORMAT           json, pretty or auto (default: pretty in a terminal, else JSON lines)
   AGENTHOST_SHUTDOWN_TIMEOUT_MS  how long a shutdown lets requests in flight finish (default 25000)
   AGENTHOST_MAX_INPUT_CHARS      longest run input, in characters (default 32000)
   AGENTHOST_MAX_OUTPUT_TOKENS    most tokens a model may answer with per step (default 4096)
@@ -58,13 +61,10 @@ try {
   throw error;
 }
 
-const logger = {
-  error(fields: Record<string, unknown>, message: string) {
-    process.stderr.write(`${JSON.stringify({ level: 'error', time: new Date().toISOString(), msg: message, ...fields })}\n`);
-  },
-};
+// Logs go to standard error, so standard output stays the server's own messages (the banner).
+const logger = createLogger({ level: config.logLevel, pretty: config.logFormat === 'pretty' || (config.logFormat === 'auto' && process.stderr.isTTY === true), destination: process.stderr });
 
-const running = await startServer(config, { logger }).catch((error: NodeJS.ErrnoException) => {
+const running = await startServer(config, { logger, requestLog: requestLogger(logger) }).catch((error: NodeJS.ErrnoException) => {
   const why = error.code === 'EADDRINUSE' ? `port ${config.port} on ${config.host} is already in use (set PORT)` : error.message;
   process.stderr.write(`agenthost: cannot start: ${why}\n`);
   process.exit(1);

@@ -61,6 +61,8 @@ export function createApp(
   options: {
     bodyLimit: string;
     logger?: ErrorLogger;
+    /** Logs one line per request (see `requestLogger`). */
+    requestLog?: express.RequestHandler;
     health?: HealthOptions;
     idempotency?: IdempotencyOptions;
     rateLimit?: RateLimitOptions;
@@ -71,6 +73,7 @@ export function createApp(
   const app = express();
   app.disable('x-powered-by');
   app.set('trust proxy', options.trustProxy ?? false);
+  if (options.requestLog) app.use(options.requestLog);
   // Liveness and readiness, outside the API and its keys.
   if (options.health) app.use(createHealthRouter(options.health));
   // CORS is off unless origins are configured: then only those origins' browsers may call the API.
@@ -105,7 +108,7 @@ export function createApp(
 }
 
 /** Starts the standalone server and resolves once it is listening. */
-export async function startServer(config: ServerConfig, options: { logger?: ErrorLogger } = {}): Promise<RunningServer> {
+export async function startServer(config: ServerConfig, options: { logger?: ErrorLogger; requestLog?: express.RequestHandler } = {}): Promise<RunningServer> {
   const store = await openStore(config.store, {
     namespace: config.storeNamespace,
     unsafeInProcessLocksOnly: config.unsafeDisableLocks,
@@ -149,6 +152,7 @@ export async function startServer(config: ServerConfig, options: { logger?: Erro
   const app = createApp(service, resolveKey, {
     bodyLimit: config.bodyLimit,
     health: { checks: { storage: () => store.store.ping?.() ?? Promise.resolve() }, draining: () => draining },
+    ...(options.requestLog && { requestLog: options.requestLog }),
     // Kept in the store, claimed under the shared locks: a retry that reaches another server is answered the same.
     idempotency: { store: store.store, locks: store.locks },
     trustProxy: config.trustProxy,

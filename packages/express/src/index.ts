@@ -6,4 +6,4 @@ export { createHealthRouter, type HealthOptions } from './health.js';
 export { idempotent, memoryIdempotency, type IdempotencyOptions } from './idempotency.js';
 export { openApiDocument } from './openapi.js';
 export { failedAuthLimiter, perKeyLimiter, type Limit, type RateLimitOptions } from './rate-limits.js';
-export { MAX_JSON_DEPTH, createAgentRouter, type AgentRouterOptions, type ErrorLogger } from './router.js';
+export { MAX_JSON_DEPTH, createAgentRouter, requestDetails, type AgentRouterOptions, type ErrorLogger } from './router.js';

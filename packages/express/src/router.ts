@@ -38,6 +38,8 @@ interface RequestState {
   scopes?: AuthContext['scopes'];
   /** Set when the client went away before the answer was sent. */
   clientGone?: boolean;
+  /** For a run that answered: what a request log may say about it (never its input or output). */
+  run?: { model: string; tool_used: string | null; tokens: { prompt: number; completion: number; total: number } };
 }
 
 const JSON_TYPE = 'application/json; charset=utf-8';
@@ -64,6 +66,17 @@ function describeError(error: unknown, depth = 0): Record<string, unknown> {
   if ('code' in error) out.code = (error as { code: unknown }).code;
   if (error.cause !== undefined && depth < 5) out.cause = describeError(error.cause, depth + 1);
   return out;
+}
+
+function runDetails(metadata: NonNullable<RequestState['run']>): RequestState['run'] {
+  return { model: metadata.model, tool_used: metadata.tool_used, tokens: metadata.tokens };
+}
+
+/** What the router knows of a request, for a request logger: its id, account and, for runs, model, tool and tokens. */
+export function requestDetails(res: Response): { request_id?: string; account?: string; run?: RequestState['run'] } {
+  const s = res.locals.agenthost as RequestState | undefined;
+  if (!s) return {};
+  return { request_id: s.requestId, ...(s.accountId && { account: s.accountId }), ...(s.run && { run: s.run }) };
 }
 
 function send(req: Request, res: Response, response: ApiResponse): void {
@@ -99,7 +112,8 @@ export function createAgentRouter(service: AgentService, options: AgentRouterOpt
   const router = express.Router({ caseSensitive: true, strict: false });
 
   router.use(function agentHostRequestContext(req, res, next) {
-    const given = req.get('x-request-id');
+    // A request logger in front (pino-http) may have given the request its id already.
+    const given = typeof (req as { id?: unknown }).id === 'string' ? ((req as { id?: string }).id as string) : req.get('x-request-id');
     const requestId = given && REQUEST_ID.test(given) ? given : randomUUID();
     res.locals.agenthost = { requestId } satisfies RequestState;
     res.set('x-request-id', requestId);
@@ -187,7 +201,11 @@ export function createAgentRouter(service: AgentService, options: AgentRouterOpt
     (req.body as { stream?: unknown } | undefined)?.stream === true || req.accepts(['application/json', 'text/event-stream']) === 'text/event-stream';
 
   const run: RequestHandler = async function agentHostRun(req, res) {
-    if (!wantsStream(req)) return send(req, res, await runOnce(apiRequest(req, res)));
+    if (!wantsStream(req)) {
+      const response = await runOnce(apiRequest(req, res));
+      if (response.body.success) state(res).run = runDetails((response.body.data as { metadata: RequestState['run'] & object }).metadata);
+      return send(req, res, response);
+    }
     if (req.get('idempotency-key') !== undefined) {
       return send(req, res, failure(400, 'Idempotency-Key is not supported for streamed runs; send it without stream'));
     }
@@ -204,6 +222,7 @@ export function createAgentRouter(service: AgentService, options: AgentRouterOpt
     try {
       for await (const frame of frames) {
         if (res.destroyed) break;
+        if (frame.event === 'done') state(res).run = runDetails((frame.data as { metadata: RequestState['run'] & object }).metadata);
         res.write(`event: ${frame.event}\ndata: ${JSON.stringify(frame.data)}\n\n`);
       }
     } finally {

@@ -1,0 +1,48 @@
+import { randomUUID } from 'node:crypto';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { requestDetails } from '@agenthost/express';
+import type { Response } from 'express';
+import { pino, type Logger } from 'pino';
+import { pinoHttp } from 'pino-http';
+
+const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
+
+/** The request's path as the client sent it (Express rewrites `url` inside mounted routers). */
+const path = (req: IncomingMessage) => ((req as IncomingMessage & { originalUrl?: string }).originalUrl ?? req.url ?? '').split('?')[0];
+
+/** The paths that must never reach a log: keys, credentials, cookies. */
+export const REDACTED = ['req.headers["x-api-key"]', 'req.headers.authorization', 'req.headers.cookie', 'res.headers["set-cookie"]'];
+
+/** The server's logger: JSON lines, or readable lines when `pretty` (a terminal). */
+export function createLogger(options: { level: string; pretty: boolean; destination?: NodeJS.WritableStream }): Logger {
+  const base = { level: options.level, redact: { paths: REDACTED, censor: '[redacted]' } };
+  if (options.pretty) return pino({ ...base, transport: { target: 'pino-pretty', options: { colorize: true, translateTime: 'SYS:HH:MM:ss.l', destination: 2 } } });
+  return options.destination ? pino(base, options.destination as never) : pino(base);
+}
+
+/**
+ * One log line per request (pino-http): request id (the client's `x-request-id` when safe, else a new
+ * one; the API echoes it), method, path, account, status and latency, and for runs the model, tool
+ * and tokens. Bodies (inputs and outputs) are never logged.
+ */
+export function requestLogger(logger: Logger) {
+  return pinoHttp({
+    logger,
+    genReqId: (req: IncomingMessage) => {
+      const given = req.headers['x-request-id'];
+      return typeof given === 'string' && REQUEST_ID.test(given) ? given : randomUUID();
+    },
+    customProps: (_req: IncomingMessage, res: ServerResponse) => requestDetails(res as Response),
+    serializers: {
+      req: (req: { id: string; method: string; url: string; remoteAddress?: string; headers: Record<string, unknown> }) => ({
+        method: req.method,
+        url: req.url,
+        remoteAddress: req.remoteAddress,
+        headers: { 'user-agent': req.headers['user-agent'], 'x-api-key': req.headers['x-api-key'], authorization: req.headers.authorization, cookie: req.headers.cookie },
+      }),
+      res: (res: { statusCode: number }) => ({ statusCode: res.statusCode }),
+    },
+    customSuccessMessage: (req: IncomingMessage, res: ServerResponse) => `${req.method} ${path(req)} ${res.statusCode}`,
+    customErrorMessage: (req: IncomingMessage, res: ServerResponse) => `${req.method} ${path(req)} ${res.statusCode}`,
+  });
+}
