@@ -40,7 +40,8 @@ export function runServer(env: Record<string, string>, args: string[] = []): Ser
 /** Spawns the server and resolves with its URL once it prints that it is listening. */
 export async function startServer(env: Record<string, string>): Promise<StartedServer> {
   const r = runServer(env);
-  const deadline = Date.now() + 20_000;
+  // Generous: a loaded 2-core machine can take a while to start a process that opens a store.
+  const deadline = Date.now() + 60_000;
   while (!/listening on (\S+)/.test(r.stdout())) {
     if (r.child.exitCode !== null || Date.now() > deadline) throw new Error(`server did not start: ${r.stdout()} ${r.stderr()}`);
     await new Promise((res) => setTimeout(res, 20));
