@@ -46,6 +46,10 @@ export interface ServerConfig {
   requestTimeoutMs: number;
   /** How long a shutdown lets requests in flight finish before aborting them, in ms. */
   shutdownTimeoutMs: number;
+  /** Whether `/metrics` serves Prometheus metrics. */
+  metrics: boolean;
+  /** When set, `/metrics` needs `Authorization: Bearer <token>`. */
+  metricsToken: string | undefined;
   /** Log level: fatal, error, warn, info, debug, trace or silent. */
   logLevel: string;
   /** Log format: `json`, `pretty`, or `auto` (pretty when standard output is a terminal). */
@@ -164,6 +168,8 @@ const envSchema = z.object({
   AGENTHOST_CORS_ORIGINS: optional(z.string()).transform((s) => s?.split(',').map((o) => o.trim()).filter(Boolean) ?? []),
   AGENTHOST_HEADERS_TIMEOUT_MS: optional(whole(1_000, 300_000)).transform((n) => n ?? 10_000),
   AGENTHOST_REQUEST_TIMEOUT_MS: optional(whole(1_000, 3_600_000)).transform((n) => n ?? 30_000),
+  AGENTHOST_METRICS: optional(z.enum(['true', 'false'], { error: 'must be "true" or "false"' })).transform((v) => v !== 'false'),
+  AGENTHOST_METRICS_TOKEN: optional(z.string().min(16, 'must be at least 16 characters')),
   AGENTHOST_LOG_LEVEL: optional(z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'], { error: 'must be one of fatal, error, warn, info, debug, trace, silent' })).transform((l) => l ?? 'info'),
   AGENTHOST_LOG_FORMAT: optional(z.enum(['json', 'pretty', 'auto'], { error: 'must be json, pretty or auto' })).transform((f) => f ?? 'auto'),
   AGENTHOST_SHUTDOWN_TIMEOUT_MS: optional(whole(0, 600_000)).transform((n) => n ?? 25_000),
@@ -214,6 +220,8 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     headersTimeoutMs: e.AGENTHOST_HEADERS_TIMEOUT_MS,
     requestTimeoutMs: e.AGENTHOST_REQUEST_TIMEOUT_MS,
     shutdownTimeoutMs: e.AGENTHOST_SHUTDOWN_TIMEOUT_MS,
+    metrics: e.AGENTHOST_METRICS,
+    metricsToken: e.AGENTHOST_METRICS_TOKEN,
     logLevel: e.AGENTHOST_LOG_LEVEL,
     logFormat: e.AGENTHOST_LOG_FORMAT,
     limits: {

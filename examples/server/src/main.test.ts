@@ -19,7 +19,7 @@ beforeAll(() => {
 describe('the standalone server', () => {
   test('passes the shared conformance check with two accounts', async () => {
     const server = await start({ AGENTHOST_API_KEYS: `alpha:${KEY_A},beta:${KEY_B}` });
-    expect(server.stdout()).toBe(`agenthost listening on ${server.url}\n  models: echo\n  tools: calculator, datetime\n  reference: ${server.url.replace(/\/api\/v1$/, '')}/docs (OpenAPI at ${server.url}/openapi.json)\n  store: memory (agents and conversations last until the server stops)\n  keys: 2 configured, 0 issued (agenthost keys create --account <name>)\n`);
+    expect(server.stdout()).toBe(`agenthost listening on ${server.url}\n  models: echo\n  tools: calculator, datetime\n  reference: ${server.url.replace(/\/api\/v1$/, '')}/docs (OpenAPI at ${server.url}/openapi.json)\n  metrics: ${server.url.replace(/\/api\/v1$/, '')}/metrics\n  store: memory (agents and conversations last until the server stops)\n  keys: 2 configured, 0 issued (agenthost keys create --account <name>)\n`);
     const check = spawn(process.execPath, [CHECK], {
       env: { PATH: process.env.PATH ?? '', BASE_URL: server.url.replace(/\/api\/v1$/, ''), KEY_A, KEY_B, MODEL: 'echo' },
       stdio: ['ignore', 'pipe', 'pipe'],

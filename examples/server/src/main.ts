@@ -25,6 +25,8 @@ Settings come from environment variables:
   AGENTHOST_CORS_ORIGINS         origins whose browsers may call the API, comma-separated, or * (default: none)
   AGENTHOST_HEADERS_TIMEOUT_MS   how long a client may take to send its headers (default 10000)
   AGENTHOST_REQUEST_TIMEOUT_MS   how long a client may take to send its whole request (default 30000)
+  AGENTHOST_METRICS              "false" turns off Prometheus metrics at /metrics (default on)
+  AGENTHOST_METRICS_TOKEN        a token /metrics then needs as Authorization: Bearer <token>
   AGENTHOST_LOG_LEVEL            fatal, error, warn, info (default), debug, trace or silent
   AGENTHOST_LOG_FORMAT           json, pretty or auto (default: pretty in a terminal, else JSON lines)
   AGENTHOST_SHUTDOWN_TIMEOUT_MS  how long a shutdown lets requests in flight finish (default 25000)
@@ -70,7 +72,8 @@ const running = await startServer(config, { logger, requestLog: requestLogger(lo
   process.exit(1);
 });
 
-const lines = [`agenthost listening on ${running.url}`, `  models: ${running.models.join(', ')}`, `  tools: ${running.tools.join(', ')}`, `  reference: ${running.url.replace(/\/api\/v1$/, '')}/docs (OpenAPI at ${running.url}/openapi.json)`, `  store: ${running.store.description}${storeNote(running.store.kind)}`];
+const lines = [`agenthost listening on ${running.url}`, `  models: ${running.models.join(', ')}`, `  tools: ${running.tools.join(', ')}`, `  reference: ${running.url.replace(/\/api\/v1$/, '')}/docs (OpenAPI at ${running.url}/openapi.json)`,
+  ...(config.metrics ? [`  metrics: ${running.url.replace(/\/api\/v1$/, '')}/metrics${config.metricsToken ? ' (needs the metrics token)' : ''}`] : []), `  store: ${running.store.description}${storeNote(running.store.kind)}`];
 if (config.unsafeDisableLocks) lines.push('  WARNING: AGENTHOST_UNSAFE_DISABLE_LOCKS=true: servers sharing this store will lose writes');
 lines.push(`  keys: ${config.apiKeys?.length ?? 0} configured, ${running.managedKeyCount} issued (agenthost keys create --account <name>)`);
 if (running.devKey) {

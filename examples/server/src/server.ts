@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { AgentService, ApiKeyService, combineModels, echoModels, openAIModels, type ModelProvider } from '@agenthost/core';
-import { anyKey, createAgentRouter, createHealthRouter, type HealthOptions, failure, managedKeys, serialize, staticKeys, type ErrorLogger, type IdempotencyOptions, type KeyResolver, type RateLimitOptions } from '@agenthost/express';
+import { anyKey, createAgentRouter, createHealthRouter, createMetrics, metricsHandler, type AgentMetrics, type HealthOptions, failure, managedKeys, serialize, staticKeys, type ErrorLogger, type IdempotencyOptions, type KeyResolver, type RateLimitOptions } from '@agenthost/express';
 import { RedisStore } from 'rate-limit-redis';
 import { openStore, type OpenedStore } from '@agenthost/storage';
 import { builtinTools, combineTools, mcpTools, type McpToolProvider } from '@agenthost/tools';
@@ -63,6 +63,8 @@ export function createApp(
     logger?: ErrorLogger;
     /** Logs one line per request (see `requestLogger`). */
     requestLog?: express.RequestHandler;
+    /** Metrics to record and serve at `/metrics`, optionally behind a token. */
+    metrics?: { metrics: AgentMetrics; token?: string };
     health?: HealthOptions;
     idempotency?: IdempotencyOptions;
     rateLimit?: RateLimitOptions;
@@ -76,6 +78,7 @@ export function createApp(
   if (options.requestLog) app.use(options.requestLog);
   // Liveness and readiness, outside the API and its keys.
   if (options.health) app.use(createHealthRouter(options.health));
+  if (options.metrics) app.get('/metrics', metricsHandler(options.metrics.metrics, options.metrics.token ? { token: options.metrics.token } : {}));
   // CORS is off unless origins are configured: then only those origins' browsers may call the API.
   if (options.corsOrigins?.length) {
     app.use(
@@ -91,6 +94,7 @@ export function createApp(
     resolveKey,
     bodyLimit: options.bodyLimit,
     ...(options.rateLimit && { rateLimit: options.rateLimit }),
+    ...(options.metrics && { metrics: options.metrics.metrics }),
     ...(options.logger && { logger: options.logger }),
     ...(options.idempotency && { idempotency: options.idempotency }),
   });
@@ -124,7 +128,9 @@ export async function startServer(config: ServerConfig, options: { logger?: Erro
   }
   const tools = combineTools(builtinTools({ tavilyApiKey: config.tavilyApiKey, tavilyBaseURL: config.tavilyBaseURL }), ...(mcp ? [mcp] : []));
   const { limits } = config;
+  const metrics = config.metrics ? createMetrics() : undefined;
   const service = new AgentService({
+    ...(metrics && { onRunFinished: (observation) => metrics.observeRun(observation) }),
     store: store.store,
     models,
     tools,
@@ -153,6 +159,7 @@ export async function startServer(config: ServerConfig, options: { logger?: Erro
     bodyLimit: config.bodyLimit,
     health: { checks: { storage: () => store.store.ping?.() ?? Promise.resolve() }, draining: () => draining },
     ...(options.requestLog && { requestLog: options.requestLog }),
+    ...(metrics && { metrics: { metrics, ...(config.metricsToken && { token: config.metricsToken }) } }),
     // Kept in the store, claimed under the shared locks: a retry that reaches another server is answered the same.
     idempotency: { store: store.store, locks: store.locks },
     trustProxy: config.trustProxy,

@@ -59,6 +59,18 @@ export interface AgentServiceOptions {
   locks?: LockProvider;
   /** How long a run waits for an earlier run of the same session before a `ConflictError`, in ms (default 30 000). */
   runWaitMs?: number;
+  /** Told about every run that reached its model call (for metrics). Must not throw. */
+  onRunFinished?: (observation: RunObservation) => void;
+}
+
+/** What a finished run reports to an observer (for metrics): never its input or output. */
+export interface RunObservation {
+  model: string;
+  /** `ok`, or the error code the run failed with (`provider_error`, `conflict`, ...). */
+  outcome: string;
+  tokens?: { prompt: number; completion: number };
+  /** How long the model call took, in ms (absent when the run failed before calling the model). */
+  providerMs?: number;
 }
 
 /** Options of one run. */
@@ -156,6 +168,7 @@ export class AgentService {
   readonly #contextWindows: Record<string, number>;
   readonly #locks: LockProvider;
   readonly #runWaitMs: number;
+  readonly #observe: (observation: RunObservation) => void;
 
   constructor(options: AgentServiceOptions) {
     if (!options?.store) throw new TypeError('AgentService: options.store is required');
@@ -177,6 +190,13 @@ export class AgentService {
     this.#contextWindows = { ...DEFAULT_CONTEXT_WINDOWS, ...options.contextWindows };
     this.#locks = options.locks ?? inProcessLocks();
     this.#runWaitMs = positiveInteger('runWaitMs', options.runWaitMs, 30_000, MAX_TIMER_MS);
+    this.#observe = (observation) => {
+      try {
+        options.onRunFinished?.(observation);
+      } catch {
+        // An observer's failure must not fail a run.
+      }
+    };
   }
 
   /** The model names agents may use. */
@@ -308,6 +328,8 @@ export class AgentService {
    */
   async runAgent(accountId: string, agentId: string, input: RunAgentInput, options: RunOptions = {}): Promise<RunResult> {
     const run = await this.#prepare(accountId, agentId, input, options.signal);
+    const started = performance.now();
+    let providerMs: number | undefined;
     try {
       const timeout = AbortSignal.timeout(this.#providerTimeoutMs);
       let result: Awaited<ReturnType<typeof generateText>>;
@@ -315,10 +337,17 @@ export class AgentService {
         result = await generateText({ ...this.#callSettings(run), abortSignal: this.#abortSignal(timeout, options.signal, run.lease) });
       } catch (error) {
         throw this.#callFailure(error, timeout, options.signal, run.lease);
+      } finally {
+        providerMs = performance.now() - started;
       }
       const output = run.output ? JSON.stringify(result.output) : result.text;
       const calledTool = result.steps.some((step) => step.toolCalls.length > 0);
-      return await this.#commit(run, output, calledTool, result.totalUsage, options.signal);
+      const answer = await this.#commit(run, output, calledTool, result.totalUsage, options.signal);
+      this.#observe({ model: run.agent.config.model, outcome: 'ok', tokens: answer.metadata.tokens, providerMs });
+      return answer;
+    } catch (error) {
+      this.#observe({ model: run.agent.config.model, outcome: AgentHostError.isInstance(error) ? error.code : 'aborted', ...(providerMs !== undefined && { providerMs }) });
+      throw error;
     } finally {
       await this.#release(run.lease);
     }
@@ -357,6 +386,7 @@ export class AgentService {
   async *#stream(run: PreparedRun, signal: AbortSignal | undefined): AsyncGenerator<RunEvent> {
     const stopped = new AbortController();
     const timeout = AbortSignal.timeout(this.#providerTimeoutMs);
+    const started = performance.now();
     try {
       let failure: unknown;
       let calledTool = false;
@@ -382,9 +412,14 @@ export class AgentService {
         if (failure !== undefined) throw failure;
         const output = run.output ? JSON.stringify(await result.output) : await result.text;
         const usage = await result.totalUsage;
-        yield { type: 'done', result: await this.#commit(run, output, calledTool, usage, signal) };
+        const providerMs = performance.now() - started;
+        const answer = await this.#commit(run, output, calledTool, usage, signal);
+        this.#observe({ model: run.agent.config.model, outcome: 'ok', tokens: answer.metadata.tokens, providerMs });
+        yield { type: 'done', result: answer };
       } catch (error) {
-        throw this.#callFailure(error, timeout, signal, run.lease);
+        const failed = this.#callFailure(error, timeout, signal, run.lease);
+        this.#observe({ model: run.agent.config.model, outcome: AgentHostError.isInstance(failed) ? failed.code : 'aborted', providerMs: performance.now() - started });
+        throw failed;
       }
     } finally {
       stopped.abort(new Error('The stream was closed before the run finished'));

@@ -1,4 +1,4 @@
-export { AgentService, type AgentListOptions, type AgentServiceOptions, type PageOptions, type RunOptions } from './agent-service.js';
+export { AgentService, type AgentListOptions, type AgentServiceOptions, type PageOptions, type RunObservation, type RunOptions } from './agent-service.js';
 export { DEFAULT_CONTEXT_WINDOW, DEFAULT_CONTEXT_WINDOWS, estimateTokens } from './context-window.js';
 export * from './errors/index.js';
 export { randomId, type IdGenerator, type IdKind } from './ids.js';

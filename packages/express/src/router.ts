@@ -1,13 +1,14 @@
 import { randomUUID } from 'node:crypto';
 import type { AgentService } from '@agenthost/core';
 import express, { type ErrorRequestHandler, type Request, type RequestHandler, type Response } from 'express';
-import { jsonDepth, type ApiKeyScope } from '@agenthost/core';
+import { AgentHostError, jsonDepth, type ApiKeyScope } from '@agenthost/core';
 import type { AuthContext, KeyResolver } from './auth.js';
 import { failure, serialize, type ApiResponse } from './envelope.js';
 import { createHandlers, streamRun, type ApiHandler, type ApiRequest } from './handlers.js';
 import { errorResponse } from './http-errors.js';
 import { openApiDocument } from './openapi.js';
 import { idempotent, type IdempotencyOptions } from './idempotency.js';
+import type { AgentMetrics } from './metrics.js';
 import { failedAuthLimiter, perKeyLimiter, type RateLimitOptions } from './rate-limits.js';
 
 /** Where unexpected errors are reported; a pino logger fits. Never given a key or a request body. */
@@ -30,6 +31,8 @@ export interface AgentRouterOptions {
   idempotency?: IdempotencyOptions;
   /** Rate limits per API key and on failed authentication per client address. Off unless given. */
   rateLimit?: RateLimitOptions;
+  /** Records request and error metrics (see `createMetrics`). Off unless given. */
+  metrics?: AgentMetrics;
 }
 
 interface RequestState {
@@ -110,6 +113,8 @@ export function createAgentRouter(service: AgentService, options: AgentRouterOpt
   const createOnce = idempotent('create', handlers.createAgent, once);
   const runOnce = idempotent('run', handlers.runAgent, once);
   const router = express.Router({ caseSensitive: true, strict: false });
+
+  if (options.metrics) router.use(options.metrics.requests);
 
   router.use(function agentHostRequestContext(req, res, next) {
     // A request logger in front (pino-http) may have given the request its id already.
@@ -270,6 +275,7 @@ export function createAgentRouter(service: AgentService, options: AgentRouterOpt
     // A request abandoned by its client failed because of that; there is nobody to answer.
     if (state(res)?.clientGone || res.destroyed) return;
     const { response, unexpected } = errorResponse(error, { bodyLimit });
+    if (AgentHostError.isInstance(error)) options.metrics?.observeError(error.code);
     if (response.status >= 500) logServerError(req, res, error, response.status, unexpected);
     send(req, res, response);
   };
