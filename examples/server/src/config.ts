@@ -46,6 +46,10 @@ export interface ServerConfig {
   requestTimeoutMs: number;
   /** How long a shutdown lets requests in flight finish before aborting them, in ms. */
   shutdownTimeoutMs: number;
+  /** Whether requests and runs are traced with OpenTelemetry (exported over OTLP/HTTP). */
+  tracing: boolean;
+  /** Whether traces may hold run inputs and outputs. */
+  traceContent: boolean;
   /** Whether `/metrics` serves Prometheus metrics. */
   metrics: boolean;
   /** When set, `/metrics` needs `Authorization: Bearer <token>`. */
@@ -168,6 +172,8 @@ const envSchema = z.object({
   AGENTHOST_CORS_ORIGINS: optional(z.string()).transform((s) => s?.split(',').map((o) => o.trim()).filter(Boolean) ?? []),
   AGENTHOST_HEADERS_TIMEOUT_MS: optional(whole(1_000, 300_000)).transform((n) => n ?? 10_000),
   AGENTHOST_REQUEST_TIMEOUT_MS: optional(whole(1_000, 3_600_000)).transform((n) => n ?? 30_000),
+  AGENTHOST_TRACING: optional(z.enum(['true', 'false'], { error: 'must be "true" or "false"' })).transform((v) => v === 'true'),
+  AGENTHOST_TRACE_CONTENT: optional(z.enum(['true', 'false'], { error: 'must be "true" or "false"' })).transform((v) => v === 'true'),
   AGENTHOST_METRICS: optional(z.enum(['true', 'false'], { error: 'must be "true" or "false"' })).transform((v) => v !== 'false'),
   AGENTHOST_METRICS_TOKEN: optional(z.string().min(16, 'must be at least 16 characters')),
   AGENTHOST_LOG_LEVEL: optional(z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'], { error: 'must be one of fatal, error, warn, info, debug, trace, silent' })).transform((l) => l ?? 'info'),
@@ -220,6 +226,8 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     headersTimeoutMs: e.AGENTHOST_HEADERS_TIMEOUT_MS,
     requestTimeoutMs: e.AGENTHOST_REQUEST_TIMEOUT_MS,
     shutdownTimeoutMs: e.AGENTHOST_SHUTDOWN_TIMEOUT_MS,
+    tracing: e.AGENTHOST_TRACING,
+    traceContent: e.AGENTHOST_TRACE_CONTENT,
     metrics: e.AGENTHOST_METRICS,
     metricsToken: e.AGENTHOST_METRICS_TOKEN,
     logLevel: e.AGENTHOST_LOG_LEVEL,

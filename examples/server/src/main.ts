@@ -1,6 +1,7 @@
 #!/usr/bin/env node
 import { ConfigError, loadConfig } from './config.js';
 import { createLogger, requestLogger } from './logging.js';
+import { startTracing } from './tracing.js';
 import { startServer } from './server.js';
 
 const HELP = `agenthost standalone server
@@ -25,6 +26,9 @@ Settings come from environment variables:
   AGENTHOST_CORS_ORIGINS         origins whose browsers may call the API, comma-separated, or * (default: none)
   AGENTHOST_HEADERS_TIMEOUT_MS   how long a client may take to send its headers (default 10000)
   AGENTHOST_REQUEST_TIMEOUT_MS   how long a client may take to send its whole request (default 30000)
+  AGENTHOST_TRACING              "true" traces requests and runs with OpenTelemetry, exported over OTLP/HTTP
+                                 (OTEL_EXPORTER_OTLP_ENDPOINT and the other standard OTEL_ variables)
+  AGENTHOST_TRACE_CONTENT        "true" lets traces hold run inputs and outputs (default: never)
   AGENTHOST_METRICS              "false" turns off Prometheus metrics at /metrics (default on)
   AGENTHOST_METRICS_TOKEN        a token /metrics then needs as Authorization: Bearer <token>
   AGENTHOST_LOG_LEVEL            fatal, error, warn, info (default), debug, trace or silent
@@ -66,6 +70,9 @@ try {
 // Logs go to standard error, so standard output stays the server's own messages (the banner).
 const logger = createLogger({ level: config.logLevel, pretty: config.logFormat === 'pretty' || (config.logFormat === 'auto' && process.stderr.isTTY === true), destination: process.stderr });
 
+// Registered before anything traces, so every span goes to the exporter.
+const stopTracing = config.tracing ? startTracing() : undefined;
+
 const running = await startServer(config, { logger, requestLog: requestLogger(logger) }).catch((error: NodeJS.ErrnoException) => {
   const why = error.code === 'EADDRINUSE' ? `port ${config.port} on ${config.host} is already in use (set PORT)` : error.message;
   process.stderr.write(`agenthost: cannot start: ${why}\n`);
@@ -73,6 +80,7 @@ const running = await startServer(config, { logger, requestLog: requestLogger(lo
 });
 
 const lines = [`agenthost listening on ${running.url}`, `  models: ${running.models.join(', ')}`, `  tools: ${running.tools.join(', ')}`, `  reference: ${running.url.replace(/\/api\/v1$/, '')}/docs (OpenAPI at ${running.url}/openapi.json)`,
+  ...(config.tracing ? [`  traces: OTLP/HTTP to ${process.env.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT ?? process.env.OTEL_EXPORTER_OTLP_ENDPOINT ?? 'http://localhost:4318'}`] : []),
   ...(config.metrics ? [`  metrics: ${running.url.replace(/\/api\/v1$/, '')}/metrics${config.metricsToken ? ' (needs the metrics token)' : ''}`] : []), `  store: ${running.store.description}${storeNote(running.store.kind)}`];
 if (config.unsafeDisableLocks) lines.push('  WARNING: AGENTHOST_UNSAFE_DISABLE_LOCKS=true: servers sharing this store will lose writes');
 lines.push(`  keys: ${config.apiKeys?.length ?? 0} configured, ${running.managedKeyCount} issued (agenthost keys create --account <name>)`);
@@ -97,7 +105,8 @@ for (const signal of ['SIGINT', 'SIGTERM'] as const) {
     stopping = true;
     process.stdout.write(`agenthost: ${signal} received, finishing in-flight requests (up to ${config.shutdownTimeoutMs} ms)\n`);
     running.close().then(
-      ({ aborted }) => {
+      async ({ aborted }) => {
+        await stopTracing?.().catch(() => {});
         if (aborted) process.stdout.write(`agenthost: aborted ${aborted} request(s) still running at the deadline; nothing of them was stored\n`);
         process.stdout.write('agenthost: stopped\n');
         process.exit(0);

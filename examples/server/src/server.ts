@@ -63,6 +63,8 @@ export function createApp(
     logger?: ErrorLogger;
     /** Logs one line per request (see `requestLogger`). */
     requestLog?: express.RequestHandler;
+    /** Trace requests with OpenTelemetry (the application registers the tracer provider). */
+    tracing?: boolean;
     /** Metrics to record and serve at `/metrics`, optionally behind a token. */
     metrics?: { metrics: AgentMetrics; token?: string };
     health?: HealthOptions;
@@ -95,6 +97,7 @@ export function createApp(
     bodyLimit: options.bodyLimit,
     ...(options.rateLimit && { rateLimit: options.rateLimit }),
     ...(options.metrics && { metrics: options.metrics.metrics }),
+    ...(options.tracing && { tracing: true }),
     ...(options.logger && { logger: options.logger }),
     ...(options.idempotency && { idempotency: options.idempotency }),
   });
@@ -131,6 +134,7 @@ export async function startServer(config: ServerConfig, options: { logger?: Erro
   const metrics = config.metrics ? createMetrics() : undefined;
   const service = new AgentService({
     ...(metrics && { onRunFinished: (observation) => metrics.observeRun(observation) }),
+    ...(config.tracing && { telemetry: { enabled: true, recordContent: config.traceContent } }),
     store: store.store,
     models,
     tools,
@@ -160,6 +164,7 @@ export async function startServer(config: ServerConfig, options: { logger?: Erro
     health: { checks: { storage: () => store.store.ping?.() ?? Promise.resolve() }, draining: () => draining },
     ...(options.requestLog && { requestLog: options.requestLog }),
     ...(metrics && { metrics: { metrics, ...(config.metricsToken && { token: config.metricsToken }) } }),
+    tracing: config.tracing,
     // Kept in the store, claimed under the shared locks: a retry that reaches another server is answered the same.
     idempotency: { store: store.store, locks: store.locks },
     trustProxy: config.trustProxy,

@@ -1,3 +1,4 @@
+import { SpanKind, SpanStatusCode, context, trace, type Span } from '@opentelemetry/api';
 import { generateText, stepCountIs, streamText, type ModelMessage, type ToolSet } from 'ai';
 import { DEFAULT_CONTEXT_WINDOW, DEFAULT_CONTEXT_WINDOWS, estimateTokens, fitHistory } from './context-window.js';
 import { AgentHostError } from './errors/agenthost-error.js';
@@ -61,6 +62,13 @@ export interface AgentServiceOptions {
   runWaitMs?: number;
   /** Told about every run that reached its model call (for metrics). Must not throw. */
   onRunFinished?: (observation: RunObservation) => void;
+  /**
+   * OpenTelemetry: each run becomes a span (`agenthost.run`, with model, ids, tokens and outcome), and
+   * the AI SDK's own telemetry is on, so model calls carry the GenAI attributes. Off unless enabled;
+   * spans go to whatever tracer provider the application registered. Inputs and outputs are recorded
+   * only with `recordContent`.
+   */
+  telemetry?: { enabled: boolean; recordContent?: boolean };
 }
 
 /** What a finished run reports to an observer (for metrics): never its input or output. */
@@ -169,6 +177,7 @@ export class AgentService {
   readonly #locks: LockProvider;
   readonly #runWaitMs: number;
   readonly #observe: (observation: RunObservation) => void;
+  readonly #telemetry: { enabled: boolean; recordContent?: boolean } | undefined;
 
   constructor(options: AgentServiceOptions) {
     if (!options?.store) throw new TypeError('AgentService: options.store is required');
@@ -190,6 +199,7 @@ export class AgentService {
     this.#contextWindows = { ...DEFAULT_CONTEXT_WINDOWS, ...options.contextWindows };
     this.#locks = options.locks ?? inProcessLocks();
     this.#runWaitMs = positiveInteger('runWaitMs', options.runWaitMs, 30_000, MAX_TIMER_MS);
+    this.#telemetry = options.telemetry?.enabled ? options.telemetry : undefined;
     this.#observe = (observation) => {
       try {
         options.onRunFinished?.(observation);
@@ -327,6 +337,22 @@ export class AgentService {
    *   or times out (`provider_timeout`); StorageUnavailableError when the store or the lock service fails.
    */
   async runAgent(accountId: string, agentId: string, input: RunAgentInput, options: RunOptions = {}): Promise<RunResult> {
+    if (!this.#telemetry) return this.#runAgent(accountId, agentId, input, options);
+    return trace.getTracer('agenthost').startActiveSpan('agenthost.run', { kind: SpanKind.INTERNAL, attributes: { 'agenthost.agent_id': agentId } }, async (span) => {
+      try {
+        const result = await this.#runAgent(accountId, agentId, input, options);
+        finishSpan(span, result);
+        return result;
+      } catch (error) {
+        failSpan(span, error);
+        throw error;
+      } finally {
+        span.end();
+      }
+    });
+  }
+
+  async #runAgent(accountId: string, agentId: string, input: RunAgentInput, options: RunOptions): Promise<RunResult> {
     const run = await this.#prepare(accountId, agentId, input, options.signal);
     const started = performance.now();
     let providerMs: number | undefined;
@@ -384,19 +410,36 @@ export class AgentService {
   }
 
   async *#stream(run: PreparedRun, signal: AbortSignal | undefined): AsyncGenerator<RunEvent> {
+    const span = this.#telemetry ? trace.getTracer('agenthost').startSpan('agenthost.run', { attributes: { 'agenthost.agent_id': run.agent.agent_id, 'agenthost.stream': true } }) : undefined;
+    try {
+      for await (const event of this.#streamEvents(run, signal, span)) {
+        if (event.type === 'done' && span) finishSpan(span, event.result);
+        yield event;
+      }
+    } catch (error) {
+      if (span) failSpan(span, error);
+      throw error;
+    } finally {
+      span?.end();
+    }
+  }
+
+  async *#streamEvents(run: PreparedRun, signal: AbortSignal | undefined, span: Span | undefined): AsyncGenerator<RunEvent> {
     const stopped = new AbortController();
     const timeout = AbortSignal.timeout(this.#providerTimeoutMs);
     const started = performance.now();
     try {
       let failure: unknown;
       let calledTool = false;
-      const result = streamText({
+      const start = () => streamText({
         ...this.#callSettings(run),
         abortSignal: AbortSignal.any([stopped.signal, this.#abortSignal(timeout, signal, run.lease)]),
         onError: ({ error }) => {
           failure ??= error;
         },
       });
+      // The AI SDK's spans of the model call become children of the run's span.
+      const result = span ? context.with(trace.setSpan(context.active(), span), start) : start();
       try {
         for await (const part of result.fullStream) {
           if (part.type === 'text-delta' && !run.output) yield { type: 'text-delta', delta: part.text };
@@ -527,6 +570,14 @@ export class AgentService {
       ...(run.output && { output: run.output }),
       maxOutputTokens: this.#maxOutputTokens,
       maxRetries: this.#maxRetries,
+      ...(this.#telemetry && {
+        experimental_telemetry: {
+          isEnabled: true,
+          functionId: 'agenthost.run',
+          recordInputs: this.#telemetry.recordContent === true,
+          recordOutputs: this.#telemetry.recordContent === true,
+        },
+      }),
     };
   }
 
@@ -601,6 +652,23 @@ export class AgentService {
     }
     return model;
   }
+}
+
+function finishSpan(span: Span, result: RunResult): void {
+  span.setAttributes({
+    'agenthost.session_id': result.session_id,
+    'gen_ai.request.model': result.metadata.model,
+    'gen_ai.usage.input_tokens': result.metadata.tokens.prompt,
+    'gen_ai.usage.output_tokens': result.metadata.tokens.completion,
+    'agenthost.tool_used': result.metadata.tool_used ?? 'none',
+    'agenthost.outcome': 'ok',
+  });
+}
+
+function failSpan(span: Span, error: unknown): void {
+  const code = AgentHostError.isInstance(error) ? error.code : 'aborted';
+  span.setAttribute('agenthost.outcome', code);
+  span.setStatus({ code: SpanStatusCode.ERROR, message: code });
 }
 
 function toModelMessage(message: SessionMessage): ModelMessage {

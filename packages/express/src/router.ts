@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { AgentService } from '@agenthost/core';
 import express, { type ErrorRequestHandler, type Request, type RequestHandler, type Response } from 'express';
 import { AgentHostError, jsonDepth, type ApiKeyScope } from '@agenthost/core';
+import { SpanKind, SpanStatusCode, context, trace } from '@opentelemetry/api';
 import type { AuthContext, KeyResolver } from './auth.js';
 import { failure, serialize, type ApiResponse } from './envelope.js';
 import { createHandlers, streamRun, type ApiHandler, type ApiRequest } from './handlers.js';
@@ -33,6 +34,12 @@ export interface AgentRouterOptions {
   rateLimit?: RateLimitOptions;
   /** Records request and error metrics (see `createMetrics`). Off unless given. */
   metrics?: AgentMetrics;
+  /**
+   * OpenTelemetry: a server span for each request (named by route template, with status and request
+   * id), the active context while the request is handled, so the service's run spans nest under it.
+   * Spans go to the application's tracer provider. Off unless true.
+   */
+  tracing?: boolean;
 }
 
 interface RequestState {
@@ -142,6 +149,27 @@ export function createAgentRouter(service: AgentService, options: AgentRouterOpt
   const limitFailedAuth = failedAuthLimiter(options.rateLimit ?? {});
   const refuse = (req: Request, res: Response, message: string) =>
     limitFailedAuth ? limitFailedAuth(req, res, () => send(req, res, failure(401, message))) : send(req, res, failure(401, message));
+
+  if (options.tracing) {
+    router.use(function agentHostTracing(req, res, next) {
+      const span = trace.getTracer('agenthost').startSpan(`${req.method} ${req.baseUrl}`, {
+        kind: SpanKind.SERVER,
+        attributes: { 'http.request.method': req.method, 'url.path': (req.originalUrl ?? req.url).split('?')[0] ?? '', 'agenthost.request_id': state(res).requestId },
+      });
+      res.once('close', () => {
+        const route = req.route?.path ? `${req.baseUrl}${req.route.path}` : undefined;
+        if (route) {
+          span.updateName(`${req.method} ${route}`);
+          span.setAttribute('http.route', route);
+        }
+        span.setAttribute('http.response.status_code', res.statusCode);
+        if (state(res).accountId) span.setAttribute('agenthost.account', state(res).accountId!);
+        if (res.statusCode >= 500) span.setStatus({ code: SpanStatusCode.ERROR });
+        span.end();
+      });
+      context.with(trace.setSpan(context.active(), span), next);
+    });
+  }
 
   router.use(async function agentHostApiKeyAuth(req, res, next) {
     const key = req.get('x-api-key');
