@@ -54,6 +54,8 @@ export interface ServerConfig {
   metrics: boolean;
   /** When set, `/metrics` needs `Authorization: Bearer <token>`. */
   metricsToken: string | undefined;
+  /** Whether request logs may hold run inputs and outputs. */
+  logContent: boolean;
   /** Log level: fatal, error, warn, info, debug, trace or silent. */
   logLevel: string;
   /** Log format: `json`, `pretty`, or `auto` (pretty when standard output is a terminal). */
@@ -176,6 +178,7 @@ const envSchema = z.object({
   AGENTHOST_TRACE_CONTENT: optional(z.enum(['true', 'false'], { error: 'must be "true" or "false"' })).transform((v) => v === 'true'),
   AGENTHOST_METRICS: optional(z.enum(['true', 'false'], { error: 'must be "true" or "false"' })).transform((v) => v !== 'false'),
   AGENTHOST_METRICS_TOKEN: optional(z.string().min(16, 'must be at least 16 characters')),
+  AGENTHOST_LOG_CONTENT: optional(z.enum(['true', 'false'], { error: 'must be "true" or "false"' })).transform((v) => v === 'true'),
   AGENTHOST_LOG_LEVEL: optional(z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'], { error: 'must be one of fatal, error, warn, info, debug, trace, silent' })).transform((l) => l ?? 'info'),
   AGENTHOST_LOG_FORMAT: optional(z.enum(['json', 'pretty', 'auto'], { error: 'must be json, pretty or auto' })).transform((f) => f ?? 'auto'),
   AGENTHOST_SHUTDOWN_TIMEOUT_MS: optional(whole(0, 600_000)).transform((n) => n ?? 25_000),
@@ -230,6 +233,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     traceContent: e.AGENTHOST_TRACE_CONTENT,
     metrics: e.AGENTHOST_METRICS,
     metricsToken: e.AGENTHOST_METRICS_TOKEN,
+    logContent: e.AGENTHOST_LOG_CONTENT,
     logLevel: e.AGENTHOST_LOG_LEVEL,
     logFormat: e.AGENTHOST_LOG_FORMAT,
     limits: {

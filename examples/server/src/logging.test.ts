@@ -35,3 +35,18 @@ test('one JSON log line per request, with the request id the client saw; no key 
   const all = server.stderr();
   for (const secret of [KEY, 'a-wrong-key-0123456789', 'my secret input text', 'Echo: my secret']) expect(all).not.toContain(secret);
 }, 30_000);
+
+test('with AGENTHOST_LOG_CONTENT a run line also holds its input and output; keys are still redacted', async () => {
+  const server = await startServer({ AGENTHOST_API_KEYS: `acme:${KEY}`, AGENTHOST_LOG_FORMAT: 'json', AGENTHOST_LOG_CONTENT: 'true' });
+  const agentId = (await api(server.url, KEY, 'POST', '/agents', { name: 'A', instruction: 'Be brief.', model: 'echo' })).body.data.agent_id;
+  await api(server.url, KEY, 'POST', `/agents/${agentId}/run`, { input: 'logged on purpose' });
+  await new Promise((resolve) => setTimeout(resolve, 300));
+  const runLine = server
+    .stderr()
+    .trim()
+    .split('\n')
+    .map((l) => JSON.parse(l) as Record<string, any>)
+    .find((l) => l.run);
+  expect(runLine?.run).toMatchObject({ input: 'logged on purpose', output: 'Echo: logged on purpose' });
+  expect(server.stderr()).not.toContain(KEY);
+}, 30_000);

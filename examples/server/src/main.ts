@@ -31,6 +31,7 @@ Settings come from environment variables:
   AGENTHOST_TRACE_CONTENT        "true" lets traces hold run inputs and outputs (default: never)
   AGENTHOST_METRICS              "false" turns off Prometheus metrics at /metrics (default on)
   AGENTHOST_METRICS_TOKEN        a token /metrics then needs as Authorization: Bearer <token>
+  AGENTHOST_LOG_CONTENT          "true" lets request logs hold run inputs and outputs (default: never)
   AGENTHOST_LOG_LEVEL            fatal, error, warn, info (default), debug, trace or silent
   AGENTHOST_LOG_FORMAT           json, pretty or auto (default: pretty in a terminal, else JSON lines)
   AGENTHOST_SHUTDOWN_TIMEOUT_MS  how long a shutdown lets requests in flight finish (default 25000)

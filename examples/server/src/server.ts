@@ -65,6 +65,8 @@ export function createApp(
     requestLog?: express.RequestHandler;
     /** Trace requests with OpenTelemetry (the application registers the tracer provider). */
     tracing?: boolean;
+    /** Let request logs include run inputs and outputs. */
+    logContent?: boolean;
     /** Metrics to record and serve at `/metrics`, optionally behind a token. */
     metrics?: { metrics: AgentMetrics; token?: string };
     health?: HealthOptions;
@@ -98,6 +100,7 @@ export function createApp(
     ...(options.rateLimit && { rateLimit: options.rateLimit }),
     ...(options.metrics && { metrics: options.metrics.metrics }),
     ...(options.tracing && { tracing: true }),
+    ...(options.logContent && { logContent: true }),
     ...(options.logger && { logger: options.logger }),
     ...(options.idempotency && { idempotency: options.idempotency }),
   });
@@ -165,6 +168,7 @@ export async function startServer(config: ServerConfig, options: { logger?: Erro
     ...(options.requestLog && { requestLog: options.requestLog }),
     ...(metrics && { metrics: { metrics, ...(config.metricsToken && { token: config.metricsToken }) } }),
     tracing: config.tracing,
+    logContent: config.logContent,
     // Kept in the store, claimed under the shared locks: a retry that reaches another server is answered the same.
     idempotency: { store: store.store, locks: store.locks },
     trustProxy: config.trustProxy,

@@ -40,6 +40,8 @@ export interface AgentRouterOptions {
    * Spans go to the application's tracer provider. Off unless true.
    */
   tracing?: boolean;
+  /** Lets request logs (`requestDetails`) include a run's input and output. Off unless true. */
+  logContent?: boolean;
 }
 
 interface RequestState {
@@ -48,8 +50,8 @@ interface RequestState {
   scopes?: AuthContext['scopes'];
   /** Set when the client went away before the answer was sent. */
   clientGone?: boolean;
-  /** For a run that answered: what a request log may say about it (never its input or output). */
-  run?: { model: string; tool_used: string | null; tokens: { prompt: number; completion: number; total: number } };
+  /** For a run that answered: what a request log may say about it (its input and output only with `logContent`). */
+  run?: { model: string; tool_used: string | null; tokens: { prompt: number; completion: number; total: number }; input?: string; output?: string };
 }
 
 const JSON_TYPE = 'application/json; charset=utf-8';
@@ -78,7 +80,7 @@ function describeError(error: unknown, depth = 0): Record<string, unknown> {
   return out;
 }
 
-function runDetails(metadata: NonNullable<RequestState['run']>): RequestState['run'] {
+function runDetails(metadata: NonNullable<RequestState['run']>): NonNullable<RequestState['run']> {
   return { model: metadata.model, tool_used: metadata.tool_used, tokens: metadata.tokens };
 }
 
@@ -236,7 +238,10 @@ export function createAgentRouter(service: AgentService, options: AgentRouterOpt
   const run: RequestHandler = async function agentHostRun(req, res) {
     if (!wantsStream(req)) {
       const response = await runOnce(apiRequest(req, res));
-      if (response.body.success) state(res).run = runDetails((response.body.data as { metadata: RequestState['run'] & object }).metadata);
+      if (response.body.success) {
+        const data = response.body.data as { output: string; metadata: NonNullable<RequestState['run']> };
+        state(res).run = { ...runDetails(data.metadata), ...(options.logContent && { input: String((req.body as { input?: unknown; input_data?: unknown }).input ?? (req.body as { input_data?: unknown }).input_data ?? ''), output: data.output }) };
+      }
       return send(req, res, response);
     }
     if (req.get('idempotency-key') !== undefined) {
