@@ -8,6 +8,8 @@ export const STATUS_BY_CODE: Readonly<Record<ErrorCode, number>> = Object.freeze
   forbidden: 403,
   not_found: 404,
   conflict: 409,
+  rate_limited: 429,
+  overloaded: 503,
   storage_unavailable: 503,
   provider_error: 502,
   provider_rate_limited: 503,

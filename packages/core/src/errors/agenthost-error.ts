@@ -11,6 +11,8 @@ export type ErrorCode =
   | 'forbidden'
   | 'not_found'
   | 'conflict'
+  | 'rate_limited'
+  | 'overloaded'
   | 'storage_unavailable'
   | 'provider_error'
   | 'provider_rate_limited'
