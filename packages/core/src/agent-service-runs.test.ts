@@ -74,18 +74,24 @@ describe('structured output', () => {
     expect(JSON.parse(result.output)).toStrictEqual({ answer: 'is it?', confidence: 0.5 });
   });
 
-  test('a schema that asks for more than a run can produce is refused; the echo model never builds anything huge', async () => {
+  test('a schema that asks for more than a run can produce is refused before the model is called', async () => {
     const svc = service();
     const { agent_id } = await svc.createAgent(ACME, { name: 'A', instruction: 'I', model: 'echo' });
+    const tooMuch = {
+      json_format: {
+        message:
+          'json_format asks for an answer longer than a run can produce (its smallest valid answer is over 16384 characters: 4 per token of the 4096-token output limit)',
+        path: ['json_format'],
+      },
+    };
     const huge = { type: 'array', items: { type: 'string' }, minItems: 100_000_000 };
-    const refused = await rejection(svc.runAgent(ACME, agent_id, { input: 'x', json_format: huge }));
-    expect(refused.details).toStrictEqual({
-      json_format: { message: 'json_format asks for too much: minItems 100000000 is more than a run can produce (at most 1000)', path: ['json_format'] },
-    });
-    // Within the bounds but past what the echo model builds (16 items): a mismatch, not an exhausted process.
-    expect((await rejection(svc.runAgent(ACME, agent_id, { input: 'x', json_format: { ...huge, minItems: 500 } }))).code).toBe('provider_error');
-    const small = await svc.runAgent(ACME, agent_id, { input: 'x', json_format: { ...huge, minItems: 3 } });
-    expect(JSON.parse(small.output)).toStrictEqual(['x', 'x', 'x']);
+    expect((await rejection(svc.runAgent(ACME, agent_id, { input: 'x', json_format: huge }))).details).toStrictEqual(tooMuch);
+    // 16 items six levels deep: 16^6 values from a schema of some 300 characters.
+    let nested: Record<string, unknown> = { type: 'string' };
+    for (let i = 0; i < 6; i++) nested = { type: 'array', minItems: 16, items: nested };
+    expect((await rejection(svc.runAgent(ACME, agent_id, { input: 'x', json_format: nested }))).details).toStrictEqual(tooMuch);
+    const small = await svc.runAgent(ACME, agent_id, { input: 'x', json_format: { ...huge, minItems: 500 } });
+    expect(JSON.parse(small.output)).toStrictEqual(Array.from({ length: 500 }, () => 'x'));
   });
 
   test('an answer that does not match json_format is a provider_error, and nothing is stored', async () => {

@@ -23,7 +23,8 @@ import {
   type RunAgentInput,
   type UpdateAgentInput,
 } from './schemas.js';
-import { outputFormat } from './structured-output.js';
+import { outputFormat } from './structured-output/output-format.js';
+import { sharedSchemaSandbox, type SchemaSandbox } from './structured-output/schema-sandbox.js';
 import { staticTools } from './tools/static-tools.js';
 import { parseInput } from './validation.js';
 
@@ -69,6 +70,11 @@ export interface AgentServiceOptions {
    * only with `recordContent`.
    */
   telemetry?: { enabled: boolean; recordContent?: boolean };
+  /**
+   * Where clients' `json_format` schemas are compiled and answers checked against them: worker
+   * threads with deadlines and memory caps (default: the process's shared sandbox).
+   */
+  schemaSandbox?: SchemaSandbox;
 }
 
 /** What a finished run reports to an observer (for metrics): never its input or output. */
@@ -109,7 +115,7 @@ interface PreparedRun {
   messages: ModelMessage[];
   omitted: number;
   tools: ToolSet | undefined;
-  output: ReturnType<typeof outputFormat>;
+  output: Awaited<ReturnType<typeof outputFormat>>;
   lease: Lease | undefined;
   startedAt: string;
 }
@@ -178,6 +184,7 @@ export class AgentService {
   readonly #runWaitMs: number;
   readonly #observe: (observation: RunObservation) => void;
   readonly #telemetry: { enabled: boolean; recordContent?: boolean } | undefined;
+  readonly #sandbox: SchemaSandbox;
 
   constructor(options: AgentServiceOptions) {
     if (!options?.store) throw new TypeError('AgentService: options.store is required');
@@ -200,6 +207,7 @@ export class AgentService {
     this.#locks = options.locks ?? inProcessLocks();
     this.#runWaitMs = positiveInteger('runWaitMs', options.runWaitMs, 30_000, MAX_TIMER_MS);
     this.#telemetry = options.telemetry?.enabled ? options.telemetry : undefined;
+    this.#sandbox = options.schemaSandbox ?? sharedSchemaSandbox();
     this.#observe = (observation) => {
       try {
         options.onRunFinished?.(observation);
@@ -521,7 +529,13 @@ export class AgentService {
     const agent = await this.getAgent(accountId, agentId);
     const run = parseInput(runAgentInputSchema, input);
     if (run.input.length > this.#maxInputChars) throw field('input', `input must be at most ${this.#maxInputChars} characters`);
-    const output = outputFormat(run.json_mode ?? undefined, run.json_format ?? undefined);
+    const output = await outputFormat({
+      jsonMode: run.json_mode ?? undefined,
+      jsonFormat: run.json_format ?? undefined,
+      accountId,
+      maxOutputTokens: this.#maxOutputTokens,
+      sandbox: this.#sandbox,
+    });
     const model = this.#resolveModel(agent);
     const tools = agent.config.tool === null ? undefined : this.#tools.tools(agent.config.tool);
     const session: SessionRef = { accountId, agentId, sessionId: run.session_id ?? this.#generateId('session') };
@@ -587,7 +601,9 @@ export class AgentService {
 
   /** What a failed model call becomes: the caller's abort, a lost lease, or a provider failure. */
   #callFailure(error: unknown, timeout: AbortSignal, signal: AbortSignal | undefined, lease: Lease | undefined): unknown {
-    if (AgentHostError.isInstance(error)) return error;
+    // Ours, possibly wrapped by the AI SDK (a sandbox refusal while checking the answer, say).
+    const own = ownError(error);
+    if (own) return own;
     if (signal?.aborted) return signal.reason ?? error;
     if (lease?.signal.aborted) return new StorageUnavailableError({ message: 'Lost the session lock during the run; nothing was stored', cause: error });
     return providerFailure(error, timeout.aborted);
@@ -669,6 +685,14 @@ function failSpan(span: Span, error: unknown): void {
   const code = AgentHostError.isInstance(error) ? error.code : 'aborted';
   span.setAttribute('agenthost.outcome', code);
   span.setStatus({ code: SpanStatusCode.ERROR, message: code });
+}
+
+/** The first agenthost error in an error's chain of causes, if any. */
+function ownError(error: unknown): AgentHostError | undefined {
+  for (let e = error, depth = 0; e !== null && typeof e === 'object' && depth < 8; e = (e as { cause?: unknown }).cause, depth++) {
+    if (AgentHostError.isInstance(e)) return e;
+  }
+  return undefined;
 }
 
 function toModelMessage(message: SessionMessage): ModelMessage {

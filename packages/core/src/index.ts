@@ -40,6 +40,13 @@ export {
   type UpdateAgentInput,
 } from './schemas.js';
 export { jsonDepth } from './json-depth.js';
-export { MAX_JSON_FORMAT_DEPTH, MAX_JSON_FORMAT_LENGTH } from './structured-output.js';
+export {
+  ANSWER_CHARS_PER_TOKEN,
+  MAX_JSON_FORMAT_DEPTH,
+  MAX_JSON_FORMAT_LENGTH,
+  MAX_JSON_FORMAT_PATTERNS,
+  MAX_JSON_FORMAT_PATTERN_LENGTH,
+} from './structured-output/json-format.js';
+export { SchemaSandbox, sharedSchemaSandbox, type SchemaCheck, type SchemaSandboxOptions } from './structured-output/schema-sandbox.js';
 export { staticTools } from './tools/static-tools.js';
 export { ROOT_FIELD, fieldIssues, parseInput } from './validation.js';

@@ -7,6 +7,9 @@ import type {
   LanguageModelV3StreamResult,
   LanguageModelV3Usage,
 } from '@ai-sdk/provider';
+import { ANSWER_CHARS_PER_TOKEN } from '../structured-output/json-format.js';
+import { sharedSchemaSandbox, type SchemaSandbox } from '../structured-output/schema-sandbox.js';
+import { echoJson } from './echo-json.js';
 
 /** The name the echo model is offered under. */
 export const ECHO_MODEL_NAME = 'echo';
@@ -42,83 +45,61 @@ function usage(prompt: LanguageModelV3Prompt, reply: string): LanguageModelV3Usa
   };
 }
 
-type Schema = {
-  type?: string | string[];
-  properties?: Record<string, Schema>;
-  required?: string[];
-  items?: Schema;
-  enum?: unknown[];
-  const?: unknown;
-  anyOf?: Schema[];
-  oneOf?: Schema[];
-  minimum?: number;
-  minItems?: number;
-};
+const finish = (cut: boolean) => (cut ? { unified: 'length' as const, raw: 'length' } : { unified: 'stop' as const, raw: 'stop' });
 
-/** Bounds of the values the echo model builds: a schema cannot make it build something huge. */
-const MAX_ITEMS = 16;
-const MAX_DEPTH = 16;
+/** The output limit when a caller sets none, as the service's default. */
+const DEFAULT_MAX_OUTPUT_TOKENS = 4_096;
 
-/**
- * A small value that satisfies a JSON Schema of the common shapes, with `text` for strings. Arrays get
- * at most 16 items and nesting stops at 16 levels, so a schema asking for more is not satisfied
- * (the run then fails as a model answer that does not match) rather than exhausting memory.
- */
-function instanceOf(schema: Schema | undefined, text: string, depth = 0): unknown {
-  if (depth > MAX_DEPTH) return null;
-  if (!schema || typeof schema !== 'object') return { echo: text };
-  if ('const' in schema) return schema.const;
-  if (schema.enum?.length) return schema.enum[0];
-  const alternative = schema.anyOf?.[0] ?? schema.oneOf?.[0];
-  if (alternative) return instanceOf(alternative, text, depth + 1);
-  const type = Array.isArray(schema.type) ? schema.type[0] : schema.type;
-  switch (type) {
-    case 'string':
-      return text;
-    case 'number':
-    case 'integer':
-      return schema.minimum ?? 0;
-    case 'boolean':
-      return false;
-    case 'null':
-      return null;
-    case 'array':
-      return Array.from({ length: Math.min(Math.max(0, Number(schema.minItems) || 0), MAX_ITEMS) }, () => instanceOf(schema.items, text, depth + 1));
-    default:
-      return Object.fromEntries(Object.entries(schema.properties ?? {}).map(([key, property]) => [key, instanceOf(property, text, depth + 1)]));
+/** The first `max` echo-model tokens of a text, and whether it was cut. */
+function firstTokens(text: string, max: number): { text: string; cut: boolean } {
+  let count = 0;
+  for (const match of text.matchAll(TOKEN)) {
+    if (++count > max) return { text: text.slice(0, match.index), cut: true };
   }
+  return { text, cut: false };
 }
 
-function replyTo(prompt: LanguageModelV3Prompt, format: LanguageModelV3CallOptions['responseFormat']): string {
-  const lastUser = [...prompt].reverse().find((m) => m.role === 'user');
+/** The echo model's answer: the last user message, echoed or put into JSON, within the output limit. */
+async function replyTo(options: LanguageModelV3CallOptions, sandbox: SchemaSandbox): Promise<{ text: string; cut: boolean }> {
+  const lastUser = [...options.prompt].reverse().find((m) => m.role === 'user');
   const said = lastUser ? messageText(lastUser) : '';
-  if (format?.type === 'json') return JSON.stringify(format.schema ? instanceOf(format.schema as Schema, said) : { echo: said });
-  return `Echo: ${said}`;
+  const maxTokens = options.maxOutputTokens ?? DEFAULT_MAX_OUTPUT_TOKENS;
+  const format = options.responseFormat;
+  if (format?.type === 'json') {
+    const text = format.schema ? await echoJson(format.schema, said, maxTokens * ANSWER_CHARS_PER_TOKEN, sandbox) : JSON.stringify({ echo: firstTokens(said, maxTokens - 8).text });
+    return { text, cut: false };
+  }
+  return firstTokens(`Echo: ${said}`, maxTokens);
 }
 
 /**
  * An offline development model: it answers `Echo: <the last user message>` and counts usage over the
  * whole prompt (instruction, history and input), so a longer conversation costs more prompt tokens,
  * as with a real model. Asked for JSON, it answers `{"echo": <message>}`, or with a JSON Schema, a
- * small value that satisfies it (strings hold the message). It calls no tools and needs no network or key. Use it for development,
- * demos and tests; it is not a language model in any useful sense.
+ * small value that satisfies it (strings hold the message; a message that cannot fill a string, by
+ * its `minLength` or `pattern`, is an `InvalidInputError`). Like any model it stops at
+ * `maxOutputTokens` (finish reason `length`). It calls no tools and needs no network or key. Use it
+ * for development, demos and tests; it is not a language model in any useful sense.
  */
 export class EchoLanguageModel implements LanguageModelV3 {
   readonly specificationVersion = 'v3';
   readonly provider = 'agenthost';
   readonly modelId: string;
   readonly supportedUrls = {};
+  readonly #sandbox: SchemaSandbox | undefined;
 
-  constructor(modelId: string = ECHO_MODEL_NAME) {
+  /** @param options.sandbox where it checks patterns of JSON schemas (default: the process's shared sandbox) */
+  constructor(modelId: string = ECHO_MODEL_NAME, options: { sandbox?: SchemaSandbox } = {}) {
     this.modelId = modelId;
+    this.#sandbox = options.sandbox;
   }
 
   async doGenerate(options: LanguageModelV3CallOptions): Promise<LanguageModelV3GenerateResult> {
     options.abortSignal?.throwIfAborted();
-    const text = replyTo(options.prompt, options.responseFormat);
+    const { text, cut } = await replyTo(options, this.#sandbox ?? sharedSchemaSandbox());
     return {
       content: [{ type: 'text', text }],
-      finishReason: { unified: 'stop', raw: 'stop' },
+      finishReason: finish(cut),
       usage: usage(options.prompt, text),
       warnings: [],
       response: { modelId: this.modelId, timestamp: new Date(0) },
@@ -127,13 +108,13 @@ export class EchoLanguageModel implements LanguageModelV3 {
 
   async doStream(options: LanguageModelV3CallOptions): Promise<LanguageModelV3StreamResult> {
     options.abortSignal?.throwIfAborted();
-    const text = replyTo(options.prompt, options.responseFormat);
+    const { text, cut } = await replyTo(options, this.#sandbox ?? sharedSchemaSandbox());
     const parts: LanguageModelV3StreamPart[] = [
       { type: 'stream-start', warnings: [] },
       { type: 'text-start', id: 't0' },
       ...(text.match(/\S+\s*/g) ?? []).map((delta): LanguageModelV3StreamPart => ({ type: 'text-delta', id: 't0', delta })),
       { type: 'text-end', id: 't0' },
-      { type: 'finish', finishReason: { unified: 'stop', raw: 'stop' }, usage: usage(options.prompt, text) },
+      { type: 'finish', finishReason: finish(cut), usage: usage(options.prompt, text) },
     ];
     return {
       stream: new ReadableStream<LanguageModelV3StreamPart>({

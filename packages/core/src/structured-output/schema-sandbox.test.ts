@@ -1,0 +1,106 @@
+import { afterAll, describe, expect, test } from 'vitest';
+import { agentHostError as rejection } from '../testing/rejection.js';
+import { SchemaSandbox } from './schema-sandbox.js';
+
+const sandbox = new SchemaSandbox();
+afterAll(() => sandbox.close());
+
+const text = (schema: unknown) => JSON.stringify(schema);
+const invoice = (field: string) => text({ $id: 'https://acme.example/invoice', type: 'object', properties: { [field]: { type: 'string' } }, required: [field] });
+
+describe('SchemaSandbox', () => {
+  test('a nested-quantifier pattern runs in linear time: a long non-matching value is refused at once', async () => {
+    const schema = text({ type: 'string', maxLength: 100_000, pattern: '^(a+)+$' });
+    const started = performance.now();
+    expect(await sandbox.validate('acme', schema, `${'a'.repeat(50_000)}!`)).toStrictEqual({ ok: false, mismatch: '/ must match pattern "^(a+)+$"' });
+    expect(await sandbox.validate('acme', schema, 'aaaa')).toStrictEqual({ ok: true });
+    // Backtracking engines take exponential time here; a linear one takes milliseconds.
+    expect(performance.now() - started).toBeLessThan(2_000);
+  });
+
+  test('a pattern the linear-time engine cannot run is refused with a 400-class error', async () => {
+    const error = await rejection(sandbox.check('acme', text({ type: 'string', maxLength: 9, pattern: '(a)\\1' })));
+    expect(error.code).toBe('invalid_input');
+    expect(error.details).toStrictEqual({
+      json_format: {
+        message:
+          'json_format has a pattern this server cannot run (patterns run on a linear-time engine, without lookaround or backreferences): error parsing regexp: invalid escape sequence: `\\1`',
+        path: ['json_format'],
+      },
+    });
+  });
+
+  test('two accounts may use the same $id for different schemas; each is checked against its own', async () => {
+    await sandbox.check('a', invoice('ssn'));
+    await sandbox.check('b', invoice('total'));
+    expect(await sandbox.validate('a', invoice('ssn'), { ssn: 'x' })).toStrictEqual({ ok: true });
+    expect(await sandbox.validate('b', invoice('total'), { total: 'x' })).toStrictEqual({ ok: true });
+    expect(await sandbox.validate('b', invoice('total'), { ssn: 'x' })).toStrictEqual({ ok: false, mismatch: "/ must have required property 'total'" });
+  });
+
+  test('a $ref outside the schema is refused the same way whether another account has that schema or not', async () => {
+    await sandbox.check('a', invoice('ssn'));
+    const probe = (field: string) => text({ $ref: `https://acme.example/invoice#/properties/${field}` });
+    const [exists, missing] = await Promise.all([rejection(sandbox.check('b', probe('ssn'))), rejection(sandbox.check('b', probe('nothing')))]);
+    expect(exists.details?.json_format?.message).toBe("json_format is not a valid JSON Schema: can't resolve reference https://acme.example/invoice#/properties/ssn from id #");
+    expect(missing.details?.json_format?.message).toBe(
+      "json_format is not a valid JSON Schema: can't resolve reference https://acme.example/invoice#/properties/nothing from id #",
+    );
+  });
+
+  test("an account's schema still works after hundreds of other schemas were compiled", async () => {
+    await sandbox.check('a', invoice('ssn'));
+    for (let i = 0; i < 200; i++) await sandbox.check('b', text({ $id: `https://b.example/${i}`, type: 'object', properties: { [`p${i}`]: { type: 'number' } } }));
+    expect(await sandbox.validate('a', invoice('ssn'), { ssn: 'x' })).toStrictEqual({ ok: true });
+  });
+
+  test('draft 2020-12 schemas are understood', async () => {
+    const tuple = text({ $schema: 'https://json-schema.org/draft/2020-12/schema', type: 'array', prefixItems: [{ type: 'string' }], items: false });
+    expect(await sandbox.validate('acme', tuple, ['x'])).toStrictEqual({ ok: true });
+    expect(await sandbox.validate('acme', tuple, ['x', 'y'])).toStrictEqual({ ok: false, mismatch: '/ must NOT have more than 1 items' });
+  });
+
+  test('an account with too much waiting is told to slow down; other accounts are not', async () => {
+    const small = new SchemaSandbox({ maxPerAccount: 2 });
+    try {
+      const many = Array.from({ length: 5 }, (_, i) => small.check('busy', text({ type: 'object', properties: { [`p${i}`]: { type: 'string' } } })).then(() => 'ok', (e: { code: string }) => e.code));
+      const other = small.check('calm', text({ type: 'string' })).then(() => 'ok');
+      expect(await Promise.all([...many, other])).toStrictEqual(['ok', 'ok', 'rate_limited', 'rate_limited', 'rate_limited', 'ok']);
+    } finally {
+      await small.close();
+    }
+  });
+
+  test('a task past its deadline is stopped, answered as overloaded, and the next task works', async () => {
+    const hurried = new SchemaSandbox({ compileTimeoutMs: 1 });
+    const relaxed = new SchemaSandbox();
+    try {
+      const big = text({ type: 'object', properties: Object.fromEntries(Array.from({ length: 150 }, (_, i) => [`p${i}`, { type: 'array', items: { type: 'string', maxLength: 4 } }])) });
+      const error = await rejection(hurried.check('acme', big));
+      expect({ code: error.code, message: error.message, retry: error.retryAfterSeconds }).toStrictEqual({
+        code: 'overloaded',
+        message: 'json_format could not be checked within 1 ms; retry, or send a smaller schema',
+        retry: 1,
+      });
+      await relaxed.check('acme', big);
+    } finally {
+      await Promise.all([hurried.close(), relaxed.close()]);
+    }
+  });
+
+  test('a schema that needs more memory than a worker has is refused; the sandbox goes on', async () => {
+    const tight = new SchemaSandbox({ memoryMb: 8 });
+    try {
+      // Each enum is compiled into code; thousands of long enums exceed a small heap.
+      const hungry = text({ anyOf: Array.from({ length: 60 }, (_, i) => ({ enum: Array.from({ length: 60 }, (_, j) => `${i}-${j}-${'x'.repeat(80)}`) })) });
+      const results: string[] = [];
+      for (let i = 0; i < 40 && results.at(-1) === undefined; i++) {
+        await tight.check('acme', hungry.replace('"0-0-', `"${i}-0-`)).catch((e: { details: { json_format: { message: string } } }) => results.push(e.details.json_format.message));
+      }
+      expect(results).toStrictEqual(['json_format needs more memory to check than this server allows']);
+      await tight.check('acme', text({ type: 'string' }));
+    } finally {
+      await tight.close();
+    }
+  });
+});
