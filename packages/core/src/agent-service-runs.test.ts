@@ -227,6 +227,74 @@ describe('streamAgent', () => {
   });
 });
 
+describe('streamed steps the provider did not finish', () => {
+  const NO_FINISH = "The provider's stream ended without reporting why it stopped; it was not a complete answer stream";
+  const text = (delta: string): LanguageModelV3StreamPart[] => [{ type: 'text-start', id: 't' }, { type: 'text-delta', id: 't', delta }, { type: 'text-end', id: 't' }];
+  const finish = (unified: 'stop' | 'other' | 'error', raw: string | undefined, u = usage(5, 1)): LanguageModelV3StreamPart => ({ type: 'finish', finishReason: { unified, raw }, usage: u });
+  const answering = (...answer: LanguageModelV3StreamPart[]) => new MockLanguageModelV3({ doStream: async () => ({ stream: convertArrayToReadableStream(answer) }) });
+  let added = 0;
+  const calculator = staticTools({
+    calculator: {
+      add: tool({
+        inputSchema: z.object({ a: z.number(), b: z.number() }),
+        execute: async ({ a, b }) => {
+          added++;
+          return a + b;
+        },
+      }),
+    },
+  });
+
+  /** Streams one run of a new agent on `model` in session `s`, collecting its events and the error it ends with. */
+  async function streamRun(model: MockLanguageModelV3, tool: string | null = null) {
+    const svc = service({ models: staticModels({ echo: model }), tools: calculator, runWaitMs: 100 });
+    const { agent_id } = await svc.createAgent(ACME, { name: 'A', instruction: 'I', model: 'echo', tool });
+    const events: RunEvent[] = [];
+    let error: unknown;
+    try {
+      for await (const e of await svc.streamAgent(ACME, agent_id, { input: 'hi', session_id: 's' })) events.push(e);
+    } catch (e) {
+      error = e;
+    }
+    return { svc, agent_id, events, error };
+  }
+
+  test.each<[string, LanguageModelV3StreamPart[], string[], string]>([
+    ['a stream that stops without a finish', text('partial'), ['partial'], NO_FINISH],
+    ['a finish the provider gave no reason for', [finish('other', undefined)], [], NO_FINISH],
+    ['a finish in error', [...text('partial'), finish('error', 'error')], ['partial'], "The provider's stream ended in an error (raw finish reason: error)"],
+  ])('%s is a provider_error like a plain run; nothing is stored and the session is free', async (_, answer, deltas, cause) => {
+    const { svc, agent_id, events, error } = await streamRun(answering(...answer));
+    expect(events).toStrictEqual(deltas.map((delta) => ({ type: 'text-delta', delta })));
+    const e = await rejection(Promise.reject(error));
+    expect([e.code, e.message, (e.cause as Error).message]).toStrictEqual(['provider_error', 'The model provider failed to answer', cause]);
+    expect(await store.getSession({ accountId: ACME, agentId: agent_id, sessionId: 's' })).toBeUndefined();
+    // The session's lock was released: the next run of it starts within runWaitMs.
+    await (await svc.streamAgent(ACME, agent_id, { input: 'next', session_id: 's' }))[Symbol.asyncIterator]().return?.();
+  });
+
+  test('a tool call in a step the provider did not finish fails the run; the tool is not run and no next step starts', async () => {
+    added = 0;
+    const model = answering({ type: 'tool-call', toolCallId: 'c1', toolName: 'add', input: '{"a":2,"b":3}' }, finish('other', undefined));
+    const { agent_id, events, error } = await streamRun(model, 'calculator');
+    expect(events).toStrictEqual([{ type: 'tool-call', tool_call_id: 'c1', tool_name: 'add', input: { a: 2, b: 3 } }]);
+    expect((await rejection(Promise.reject(error))).code).toBe('provider_error');
+    expect([added, model.doStreamCalls.length]).toStrictEqual([0, 1]);
+    expect(await store.getSession({ accountId: ACME, agentId: agent_id, sessionId: 's' })).toBeUndefined();
+  });
+
+  test.each<[string, LanguageModelV3StreamPart[], string[]]>([
+    ['an empty answer with a reported stop', [finish('stop', 'stop', usage(5, 0))], []],
+    ['a finish reason the AI SDK does not know, reported by the provider', [...text('fine'), finish('other', 'new_reason')], ['fine']],
+  ])('%s is a success, and is stored', async (_, answer, deltas) => {
+    const { agent_id, events, error } = await streamRun(answering(...answer));
+    const output = deltas.join('');
+    expect([error, events.at(-1)]).toMatchObject([undefined, { type: 'done', result: { output } }]);
+    expect(events.slice(0, -1)).toStrictEqual(deltas.map((delta) => ({ type: 'text-delta', delta })));
+    expect((await store.readMessages({ accountId: ACME, agentId: agent_id, sessionId: 's' })).map((m) => m.content)).toStrictEqual(['hi', output]);
+  });
+});
+
 describe('tools that fail', () => {
   test('a tool that throws is reported to the model as a tool error, and the run goes on', async () => {
     let call = 0;

@@ -12,7 +12,7 @@ import type { AgentStore, SessionRef } from './ports/agent-store.js';
 import type { Lease, LockProvider } from './ports/lock-provider.js';
 import type { ChatModel, ModelProvider } from './ports/model-provider.js';
 import type { ToolProvider } from './ports/tool-provider.js';
-import { providerFailure } from './provider-failures.js';
+import { providerFailure, unfinishedStep } from './provider-failures.js';
 import type { AgentConfig, AgentList, AgentRecord, RunEvent, RunResult, SessionList, SessionMessage, SessionWithMessages } from './records.js';
 import {
   SESSION_ID_PATTERN,
@@ -457,7 +457,8 @@ export class AgentService {
           } else if (part.type === 'tool-result') yield { type: 'tool-result', tool_call_id: part.toolCallId, tool_name: part.toolName, output: part.output };
           else if (part.type === 'tool-error') {
             yield { type: 'tool-error', tool_call_id: part.toolCallId, tool_name: part.toolName, error: part.error instanceof Error ? part.error.message : String(part.error) };
-          } else if (part.type === 'error') failure ??= part.error;
+          } else if (part.type === 'finish-step') failure ??= unfinishedStep(part);
+          else if (part.type === 'error') failure ??= part.error;
           else if (part.type === 'abort') failure ??= signal?.reason ?? new Error('aborted');
         }
         if (failure !== undefined) throw failure;

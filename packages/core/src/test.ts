@@ -5,6 +5,7 @@
 export {
   defaultFakeReply,
   startFakeOpenAIServer,
+  type FakeAnswerOptions,
   type FakeOpenAIApi,
   type FakeOpenAIHandler,
   type FakeOpenAIMessage,

@@ -35,14 +35,15 @@ function behaviour(request: FakeOpenAIRequest): FakeOpenAIReply {
   return { text: `Reply to: ${input}`, usage: { input: 10, output: 4 } };
 }
 
-beforeEach(async () => {
+/** Starts the fake provider and the API over it, with agents' models on `api`. */
+async function serve(api: 'chat' | 'responses') {
   fake = await startFakeOpenAIServer({ reply: behaviour });
   store = new MemoryStore();
   logged = [];
   const tools = staticTools({ calculator: { add: tool({ description: 'Adds', inputSchema: z.object({ a: z.number(), b: z.number() }), execute: async ({ a, b }) => a + b }) } });
   const service = new AgentService({
     store,
-    models: openAIModels({ apiKey: 'sk-test', baseURL: fake.baseURL, api: 'chat', models: ['gpt-4o-mini'] }),
+    models: openAIModels({ apiKey: 'sk-test', baseURL: fake.baseURL, api, models: ['gpt-4o-mini'] }),
     tools,
     maxRetries: 0,
     providerTimeoutMs: 500,
@@ -52,13 +53,16 @@ beforeEach(async () => {
   server = app.listen(0, '127.0.0.1');
   await new Promise((resolve) => server.once('listening', resolve));
   base = `http://127.0.0.1:${(server.address() as AddressInfo).port}/api/v1`;
-});
+}
 
-afterEach(async () => {
+async function stop() {
   server.closeAllConnections();
   await new Promise((resolve) => server.close(resolve));
   await fake.close();
-});
+}
+
+beforeEach(() => serve('chat'));
+afterEach(stop);
 
 async function call(method: string, path: string, body?: unknown, headers: Record<string, string> = {}) {
   const res = await fetch(base + path, { method, headers: { 'x-api-key': KEY, 'content-type': 'application/json', ...headers }, ...(body !== undefined && { body: JSON.stringify(body) }) });
@@ -181,6 +185,89 @@ describe('streaming through HTTP', () => {
       ['slow stream', false],
       ['next', true],
     ]);
+    expect(logged).toStrictEqual([]);
+  });
+});
+
+const PROVIDER_FAILED = { success: false, error: 'The model provider failed to answer', status: 502 };
+
+describe.each(['chat', 'responses'] as const)('provider answers that are not what was asked for, over the %s API', (api) => {
+  beforeEach(async () => {
+    await stop();
+    await serve(api);
+  });
+
+  const stream = (id: string, input: string) =>
+    fetch(`${base}/agents/${id}/run`, { method: 'POST', headers: { 'x-api-key': KEY, 'content-type': 'application/json' }, body: JSON.stringify({ input, session_id: 's', stream: true }) });
+
+  /** An agent whose session `s` holds one turn; the provider answers the input `x` with `reply`. */
+  async function agentAnswering(reply: FakeOpenAIReply) {
+    fake.reply((request) => (request.messages.at(-1)?.content === 'x' ? reply : behaviour(request)));
+    const id = await agent();
+    await call('POST', `/agents/${id}/run`, { input: 'hello', session_id: 's' });
+    return id;
+  }
+
+  /** Nothing of the failed runs was stored, and the session's lock is free: the next run goes through at once. */
+  async function expectSessionUnchanged(id: string) {
+    expect((await call('POST', `/agents/${id}/run`, { input: 'again', session_id: 's' })).status).toBe(200);
+    expect(await history(id, 's')).toStrictEqual(['hello', 'Reply to: hello', 'again', 'Reply to: again']);
+  }
+
+  test.each<[string, FakeOpenAIReply]>([
+    ['an HTML page', { raw: '<html><body><h1>502 Bad Gateway</h1></body></html>', contentType: 'text/html' }],
+    ['an empty body', { raw: '' }],
+    ['JSON without choices or output', { status: 200, body: { id: 'x', object: 'chat.completion', created: 1_700_000_000, model: 'gpt-4o-mini' } }],
+  ])('%s: a plain run answers 502, a streamed run ends in one error event with the same envelope; nothing is stored', async (_, reply) => {
+    const id = await agentAnswering(reply);
+    const plain = await call('POST', `/agents/${id}/run`, { input: 'x', session_id: 's' });
+    expect([plain.status, plain.body]).toStrictEqual([502, PROVIDER_FAILED]);
+    const res = await stream(id, 'x');
+    expect(res.status).toBe(200);
+    expect(await events(res)).toStrictEqual([{ event: 'error', data: PROVIDER_FAILED }]);
+    expect(logged.map((l) => [l.message, l.fields.status])).toStrictEqual([
+      [PROVIDER_FAILED.error, 502],
+      [PROVIDER_FAILED.error, 502],
+    ]);
+    await expectSessionUnchanged(id);
+    expect(fake.requests.map((r) => [r.messages.at(-1)?.content, r.stream])).toStrictEqual([
+      ['hello', false],
+      ['x', false],
+      ['x', true],
+      ['again', false],
+    ]);
+  });
+
+  test('a streamed run answered with a whole completion instead of a stream ends in the error event; nothing is stored', async () => {
+    const id = await agentAnswering({ text: 'Reply to: x', usage: { input: 10, output: 3 }, stream: false });
+    expect(await events(await stream(id, 'x'))).toStrictEqual([{ event: 'error', data: PROVIDER_FAILED }]);
+    await expectSessionUnchanged(id);
+  });
+
+  test('a plain run answered with a stream instead of a completion is a 502; nothing is stored', async () => {
+    const id = await agentAnswering({ text: 'Reply to: x', usage: { input: 10, output: 3 }, stream: true });
+    const plain = await call('POST', `/agents/${id}/run`, { input: 'x', session_id: 's' });
+    expect([plain.status, plain.body]).toStrictEqual([502, PROVIDER_FAILED]);
+    await expectSessionUnchanged(id);
+  });
+
+  test('a stream cut off before the provider finished it ends in the error event after the text so far; nothing is stored', async () => {
+    const id = await agentAnswering({ text: 'one two three', chunks: ['one ', 'two ', 'three'], usage: { input: 10, output: 3 }, unfinished: true });
+    expect(await events(await stream(id, 'x'))).toStrictEqual([
+      { event: 'text-delta', data: { delta: 'one ' } },
+      { event: 'text-delta', data: { delta: 'two ' } },
+      { event: 'text-delta', data: { delta: 'three' } },
+      { event: 'error', data: PROVIDER_FAILED },
+    ]);
+    await expectSessionUnchanged(id);
+  });
+
+  test('an empty answer the provider did finish is a success, streamed or not, and is stored', async () => {
+    const id = await agentAnswering({ text: '', usage: { input: 10, output: 0 } });
+    const done = { output: '', session_id: 's', metadata: { model: 'gpt-4o-mini', tool_used: null, tokens: { prompt: 10, completion: 0, total: 10 }, omitted_messages: 0 } };
+    expect(await events(await stream(id, 'x'))).toStrictEqual([{ event: 'done', data: done }]);
+    expect(await call('POST', `/agents/${id}/run`, { input: 'x', session_id: 's' })).toMatchObject({ status: 200, body: { success: true, data: done } });
+    expect(await history(id, 's')).toStrictEqual(['hello', 'Reply to: hello', 'x', '', 'x', '']);
     expect(logged).toStrictEqual([]);
   });
 });

@@ -35,16 +35,32 @@ export interface FakeToolCall {
   arguments: Record<string, unknown>;
 }
 
+/** How a text or tool-call answer is sent. */
+export interface FakeAnswerOptions {
+  /** Token counts reported with the answer (default 0 and 0). */
+  usage?: { input: number; output: number };
+  /** Send the answer as a stream (`true`) or as one JSON body (`false`), whatever the client asked (default: as it asked). */
+  stream?: boolean;
+  /**
+   * When streamed, stop after the text or tool calls, before the API's finish: no `finish_reason`,
+   * usage or `[DONE]` (Chat Completions), no `response.completed` (Responses). An answer cut off mid-way.
+   */
+  unfinished?: boolean;
+}
+
 /** How the fake answers one request. */
 export type FakeOpenAIReply =
   /** Text; streamed in `chunks` (default: word by word) when the client asked for a stream. */
-  | { text: string; usage?: { input: number; output: number }; chunks?: string[]; chunkDelayMs?: number }
+  | ({ text: string; chunks?: string[]; chunkDelayMs?: number } & FakeAnswerOptions)
   /** The model calls tools instead of answering. */
-  | { toolCalls: FakeToolCall[]; usage?: { input: number; output: number } }
+  | ({ toolCalls: FakeToolCall[] } & FakeAnswerOptions)
   /** An HTTP error (or any status) with a JSON body. */
   | { status: number; body: unknown; headers?: Record<string, string> }
-  /** A body that is not JSON. */
-  | { raw: string; status?: number }
+  /**
+   * A body sent as it is, whatever the client asked: not JSON, an HTML page, an empty body, or a
+   * stream of your own. `contentType` defaults to `application/json`.
+   */
+  | { raw: string; status?: number; contentType?: string }
   /** Never answers; the connection stays open until the client gives up. */
   | { hang: true }
   /** Closes the connection without an answer. */
@@ -126,7 +142,7 @@ function chatBody(model: string, reply: TextOrCalls, usage: { input: number; out
   };
 }
 
-function* chatStream(model: string, reply: TextOrCalls, usage: { input: number; output: number }) {
+function* chatStream(model: string, reply: TextOrCalls, usage: { input: number; output: number }, unfinished: boolean) {
   const chunk = (delta: unknown, finish: string | null = null) => ({
     id: 'chatcmpl-fake',
     object: 'chat.completion.chunk',
@@ -137,9 +153,11 @@ function* chatStream(model: string, reply: TextOrCalls, usage: { input: number; 
   yield chunk({ role: 'assistant', content: '' });
   if ('toolCalls' in reply) {
     for (const [index, call] of chatCalls(reply.toolCalls).entries()) yield chunk({ tool_calls: [{ index, ...call }] });
+    if (unfinished) return;
     yield chunk({}, 'tool_calls');
   } else {
     for (const piece of pieces(reply)) yield chunk({ content: piece });
+    if (unfinished) return;
     yield chunk({}, 'stop');
   }
   yield { id: 'chatcmpl-fake', object: 'chat.completion.chunk', created: 1_700_000_000, model, choices: [], usage: chatUsage(usage) };
@@ -147,7 +165,7 @@ function* chatStream(model: string, reply: TextOrCalls, usage: { input: number; 
 
 type TextOrCalls = { text: string; chunks?: string[] } | { toolCalls: FakeToolCall[] };
 
-const pieces = (reply: { text: string; chunks?: string[] }) => reply.chunks ?? reply.text.match(/\S+\s*|\s+/g) ?? [''];
+const pieces = (reply: { text: string; chunks?: string[] }) => reply.chunks ?? reply.text.match(/\S+\s*|\s+/g) ?? [];
 
 const responsesUsage = (usage: { input: number; output: number }) => ({
   input_tokens: usage.input,
@@ -177,7 +195,7 @@ function responsesBody(model: string, reply: TextOrCalls, usage: { input: number
   };
 }
 
-function* responsesStream(model: string, reply: TextOrCalls, usage: { input: number; output: number }) {
+function* responsesStream(model: string, reply: TextOrCalls, usage: { input: number; output: number }, unfinished: boolean) {
   const base = { id: 'resp_fake', object: 'response', created_at: 1_700_000_000, model, incomplete_details: null };
   yield { type: 'response.created', response: { ...base, status: 'in_progress', output: [] } };
   const output = responsesOutput(reply);
@@ -185,11 +203,13 @@ function* responsesStream(model: string, reply: TextOrCalls, usage: { input: num
     for (const [i, item] of output.entries()) {
       yield { type: 'response.output_item.added', output_index: i, item: { ...item, arguments: '', status: 'in_progress' } };
       yield { type: 'response.function_call_arguments.delta', item_id: item.id, output_index: i, delta: (item as { arguments: string }).arguments };
+      if (unfinished) return;
       yield { type: 'response.output_item.done', output_index: i, item };
     }
   } else {
     yield { type: 'response.output_item.added', output_index: 0, item: { type: 'message', id: 'msg_fake', status: 'in_progress', role: 'assistant', content: [] } };
     for (const delta of pieces(reply)) yield { type: 'response.output_text.delta', item_id: 'msg_fake', output_index: 0, content_index: 0, delta, logprobs: [] };
+    if (unfinished) return;
     yield { type: 'response.output_item.done', output_index: 0, item: output[0] };
   }
   yield { type: 'response.completed', response: { ...base, status: 'completed', output, usage: responsesUsage(usage) } };
@@ -198,7 +218,9 @@ function* responsesStream(model: string, reply: TextOrCalls, usage: { input: num
 /**
  * Starts an OpenAI-compatible server on 127.0.0.1 (a free port) that answers `POST /v1/chat/completions`
  * and `POST /v1/responses`, streamed or not, and records each request. The reply handler decides each
- * answer: text, tool calls, an error status, a body that is not JSON, a hang or a reset connection.
+ * answer: text or tool calls (streamed or one JSON body, as asked or as the reply says, or a stream
+ * cut off before its finish), an error status, a raw body of any content type, a hang or a reset
+ * connection.
  * For tests that drive the real `@ai-sdk/openai` provider without a network.
  */
 export async function startFakeOpenAIServer(options: { reply?: FakeOpenAIHandler } = {}): Promise<FakeOpenAIServer> {
@@ -236,7 +258,7 @@ export async function startFakeOpenAIServer(options: { reply?: FakeOpenAIHandler
       if ('hang' in reply) return;
       if ('reset' in reply) return req.socket.destroy();
       if ('raw' in reply) {
-        res.writeHead(reply.status ?? 200, { 'content-type': 'application/json' });
+        res.writeHead(reply.status ?? 200, { 'content-type': reply.contentType ?? 'application/json' });
         return res.end(reply.raw);
       }
       if ('status' in reply) {
@@ -244,15 +266,16 @@ export async function startFakeOpenAIServer(options: { reply?: FakeOpenAIHandler
         return res.end(JSON.stringify(reply.body));
       }
       const usage = reply.usage ?? { input: 0, output: 0 };
-      if (!request.stream) return send(200, api === 'chat' ? chatBody(request.model, reply, usage) : responsesBody(request.model, reply, usage));
+      if (!(reply.stream ?? request.stream)) return send(200, api === 'chat' ? chatBody(request.model, reply, usage) : responsesBody(request.model, reply, usage));
       res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
       const delay = 'chunkDelayMs' in reply ? (reply.chunkDelayMs ?? 0) : 0;
-      for (const event of api === 'chat' ? chatStream(request.model, reply, usage) : responsesStream(request.model, reply, usage)) {
+      const unfinished = reply.unfinished === true;
+      for (const event of api === 'chat' ? chatStream(request.model, reply, usage, unfinished) : responsesStream(request.model, reply, usage, unfinished)) {
         if (res.destroyed) return;
         res.write(`data: ${JSON.stringify(event)}\n\n`);
         if (delay) await new Promise((resolve) => setTimeout(resolve, delay));
       }
-      res.end(api === 'chat' ? 'data: [DONE]\n\n' : '');
+      res.end(api === 'chat' && !unfinished ? 'data: [DONE]\n\n' : '');
     } catch (error) {
       send(500, { error: { message: String(error), type: 'server_error' } });
     }
