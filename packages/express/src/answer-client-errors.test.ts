@@ -13,7 +13,8 @@ afterEach(() => {
 
 /**
  * A server set up as the standalone one is (short slow-client limits, checked often), whose handler
- * records what reached it. `/early` answers before the request body has arrived.
+ * records what reached it. `/early` begins its answer, and `/refuse` gives all of it, before the
+ * request body has arrived.
  */
 async function start(): Promise<{ port: number; handled: string[] }> {
   const handled: string[] = [];
@@ -22,6 +23,10 @@ async function start(): Promise<{ port: number; handled: string[] }> {
       handled.push(`${req.method} ${req.url}`);
       if (req.url === '/early') {
         res.writeHead(200, { 'content-type': 'text/plain' }).write('partial');
+        return;
+      }
+      if (req.url === '/refuse') {
+        res.writeHead(401, { 'content-type': 'text/plain', 'content-length': '2' }).end('no');
         return;
       }
       req.resume().on('end', () => res.end('ok'));
@@ -84,6 +89,18 @@ test('headers that arrive too slowly are a 408 envelope', async () => {
   expect([elapsedMs < 3_500, handled]).toStrictEqual([true, []]);
 });
 
+test('a second request on a kept-alive connection whose headers come too slowly is a 408 envelope', async () => {
+  const { port, handled } = await start();
+  const drip = Array.from({ length: 40 }, (_, i) => `X-Slow-${i}: 1\r\n`);
+  const { received } = await exchange(port, ['GET /first HTTP/1.1\r\nHost: x\r\n\r\n', 'GET /second HTTP/1.1\r\nHost: x\r\n', ...drip], { gapMs: 100 });
+  const second = received.indexOf('HTTP/1.1 408');
+  expect(received.slice(0, second).replace(/\r\nDate: [^\r]+/, '')).toBe('HTTP/1.1 200 OK\r\nConnection: keep-alive\r\nKeep-Alive: timeout=5\r\nContent-Length: 2\r\n\r\nok');
+  expect(parseResponse(received.slice(second))).toStrictEqual(
+    envelope(408, 'Request Timeout', 'The request did not arrive in time: headers are allowed 1000 ms, the whole request 2000 ms'),
+  );
+  expect(handled).toStrictEqual(['GET /first']);
+});
+
 test('a body that stops arriving is a 408 envelope', async () => {
   const { port, handled } = await start();
   const { received } = await exchange(port, ['POST / HTTP/1.1\r\nHost: x\r\nContent-Length: 10\r\n\r\nab']);
@@ -101,6 +118,13 @@ test('a response already under way is not corrupted: no second response, the con
     'HTTP/1.1 200 OK\r\ncontent-type: text/plain\r\nConnection: keep-alive\r\nKeep-Alive: timeout=5\r\nTransfer-Encoding: chunked\r\n\r\n7\r\npartial\r\n',
   );
   expect(handled).toStrictEqual(['POST /early']);
+});
+
+test('a request answered before its body arrived gets no second answer when the body never comes', async () => {
+  const { port, handled } = await start();
+  const { received } = await exchange(port, ['POST /refuse HTTP/1.1\r\nHost: x\r\nContent-Length: 10\r\n\r\nab']);
+  expect(received.replace(/\r\nDate: [^\r]+/, '')).toBe('HTTP/1.1 401 Unauthorized\r\ncontent-type: text/plain\r\ncontent-length: 2\r\nConnection: keep-alive\r\nKeep-Alive: timeout=5\r\n\r\nno');
+  expect(handled).toStrictEqual(['POST /refuse']);
 });
 
 test('a connection the client reset gets nothing written, and is closed', async () => {

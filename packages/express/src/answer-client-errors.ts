@@ -4,10 +4,26 @@ import { failure, serialize } from './envelope.js';
 
 const JSON_TYPE = 'application/json; charset=utf-8';
 
-/** The fields of Node's sockets and servers read here that its type declarations leave out. */
+/** The fields of Node's HTTP sockets read here, which its type declarations leave out. */
 interface HttpSocket extends Duplex {
-  /** The response in flight on this connection; `_headerSent` once its first bytes were written. */
+  /** The response in flight on this connection, until it finishes; `_headerSent` once its first bytes were written. */
   _httpMessage?: { _headerSent?: boolean } | null;
+  /** The connection's parser; `incoming` is the request being read, cleared once it is answered and its body has ended. */
+  parser?: { incoming?: { complete: boolean } | null } | null;
+}
+
+/**
+ * Whether an answer may still be written: Node's rule (the socket is writable and no response on it
+ * has begun), and one more. A request answered before its body arrived (a 401 before the upload)
+ * has no response in flight, yet its body is still awaited; a 408 then would be a second answer to it.
+ */
+function mayAnswer(error: NodeJS.ErrnoException, socket: HttpSocket): boolean {
+  // A reset peer reads nothing.
+  if (error.code === 'ECONNRESET' || !socket.writable) return false;
+  const inFlight = socket._httpMessage;
+  if (inFlight) return !inFlight._headerSent;
+  const current = socket.parser?.incoming;
+  return !current || current.complete;
 }
 
 /** The status and message for an error of Node's HTTP parser or its slow-client timers. */
@@ -43,12 +59,11 @@ function rawEnvelope(status: number, message: string): string {
 /**
  * The `clientError` listener: Node's own `socketOnError` (lib/_http_server.js, the same on Node 20
  * to 24) with an envelope instead of its empty answer. A listener takes over the socket, so it must
- * close it in every case.
+ * close it in every case; as Node does, it closes at once rather than wait for a client that may
+ * never read.
  */
 function answerClientError(this: Server, error: NodeJS.ErrnoException, socket: HttpSocket): void {
-  // A reset peer reads nothing; a response already begun would be corrupted by a second one.
-  const canAnswer = error.code !== 'ECONNRESET' && socket.writable && !socket._httpMessage?._headerSent;
-  if (canAnswer) {
+  if (mayAnswer(error, socket)) {
     const { status, message } = refusal(this, error.code);
     socket.write(rawEnvelope(status, message));
   }
@@ -73,7 +88,8 @@ function answerExpectation(_req: IncomingMessage, res: ServerResponse): void {
  * - an `Expect` header other than `100-continue`: 417.
  *
  * Each answer carries `Connection: close`, and the connection is closed after it. As Node does, no
- * answer is written when the client reset the connection or a response on it has already begun; the
+ * answer is written when the client reset the connection or a response on it has already begun, nor
+ * (stricter than Node) when the request was already answered while its body was still to come; the
  * connection is only closed. The parser's own error text never reaches the client.
  *
  * Call it once on the server the app listens on (calling it again changes nothing). It owns the
