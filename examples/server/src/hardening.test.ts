@@ -1,11 +1,12 @@
 import { connect } from 'node:net';
 import { afterEach, expect, test } from 'vitest';
+import { parseResponse } from '../../../packages/express/src/test-raw-http.js';
 import { killAll, startServer } from './test-process.js';
 
 afterEach(killAll);
 const KEY = 'key-hardening-0123456789abcdef';
 
-test('a client that sends its headers too slowly is cut off', async () => {
+test('a client that sends its headers too slowly is cut off with a 408 envelope', async () => {
   const server = await startServer({ AGENTHOST_API_KEYS: `acme:${KEY}`, AGENTHOST_HEADERS_TIMEOUT_MS: '1000' });
   const { port } = new URL(server.url);
   const socket = connect(Number(port), '127.0.0.1');
@@ -17,7 +18,12 @@ test('a client that sends its headers too slowly is cut off', async () => {
   await new Promise((resolve) => socket.on('close', resolve));
   clearInterval(dripping);
   expect(Date.now() - started).toBeLessThan(5_000);
-  expect(answer).toMatch(/^HTTP\/1.1 408/);
+  const body = { success: false, error: 'The request did not arrive in time: headers are allowed 1000 ms, the whole request 30000 ms', status: 408 };
+  expect(parseResponse(answer)).toStrictEqual({
+    statusLine: 'HTTP/1.1 408 Request Timeout',
+    headers: { 'content-type': 'application/json; charset=utf-8', 'content-length': String(JSON.stringify(body).length), 'cache-control': 'no-store', connection: 'close' },
+    body,
+  });
 }, 20_000);
 
 test('CORS is off by default, and on for the configured origins only', async () => {

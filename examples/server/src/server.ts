@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { AgentService, ApiKeyService, combineModels, echoModels, openAIModels, type ModelProvider } from '@agenthost/core';
-import { anyKey, createAgentRouter, createHealthRouter, createMetrics, metricsHandler, type AgentMetrics, type HealthOptions, failure, managedKeys, serialize, staticKeys, type ErrorLogger, type IdempotencyOptions, type KeyResolver, type RateLimitOptions } from '@agenthost/express';
+import { anyKey, answerClientErrors, createAgentRouter, createHealthRouter, createMetrics, metricsHandler, type AgentMetrics, type HealthOptions, failure, managedKeys, serialize, staticKeys, type ErrorLogger, type IdempotencyOptions, type KeyResolver, type RateLimitOptions } from '@agenthost/express';
 import { RedisStore } from 'rate-limit-redis';
 import { openStore, type OpenedStore } from '@agenthost/storage';
 import { builtinTools, combineTools, mcpTools, type McpToolProvider } from '@agenthost/tools';
@@ -117,6 +117,17 @@ export function createApp(
   return app;
 }
 
+/**
+ * Answers an HTTP/1.1 request without a Host header with a 400 envelope. Node's own check
+ * (`requireHostHeader`, on by default) answers before any listener with an empty body, so the server
+ * turns it off and checks here instead.
+ */
+function hostRequired(req: express.Request, res: express.Response, next: express.NextFunction): void {
+  if (req.httpVersion !== '1.1' || req.headers.host !== undefined) return next();
+  const body = serialize(failure(400, 'Bad request: an HTTP/1.1 request needs a Host header').body, false);
+  res.writeHead(400, { 'Content-Type': 'application/json; charset=utf-8', 'Content-Length': Buffer.byteLength(body), 'Cache-Control': 'no-store', Connection: 'close' }).end(body);
+}
+
 /** Starts the standalone server and resolves once it is listening. */
 export async function startServer(config: ServerConfig, options: { logger?: ErrorLogger; requestLog?: express.RequestHandler } = {}): Promise<RunningServer> {
   const store = await openStore(config.store, {
@@ -193,12 +204,15 @@ export async function startServer(config: ServerConfig, options: { logger?: Erro
     });
     next();
   };
-  const outer = express().disable('x-powered-by').use(tracked, app);
+  const outer = express().disable('x-powered-by').use(hostRequired, tracked, app);
   // Slow clients may hold a connection only so long: headers, then the whole request; the limits are
-  // checked every second rather than Node's default 30 s.
-  const server = createServer(
-    { headersTimeout: config.headersTimeoutMs, requestTimeout: config.requestTimeoutMs, connectionsCheckingInterval: 1_000 },
-    outer,
+  // checked every second rather than Node's default 30 s. Node's own refusals (too large, malformed,
+  // too slow) answer with envelopes; the Host check is made by `hostRequired` for the same reason.
+  const server = answerClientErrors(
+    createServer(
+      { headersTimeout: config.headersTimeoutMs, requestTimeout: config.requestTimeoutMs, connectionsCheckingInterval: 1_000, requireHostHeader: false },
+      outer,
+    ),
   ).listen(config.port, config.host);
   try {
     await new Promise<void>((resolve, reject) => {

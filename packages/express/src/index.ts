@@ -1,3 +1,4 @@
+export { answerClientErrors } from './answer-client-errors.js';
 export { anyKey, managedKeys, staticKeys, type ApiKeyEntry, type AuthContext, type KeyResolver } from './auth.js';
 export { failure, serialize, success, type ApiResponse, type ErrorEnvelope, type SuccessEnvelope } from './envelope.js';
 export { createHandlers, streamRun, type ApiHandler, type ApiRequest, type SseFrame } from './handlers.js';
