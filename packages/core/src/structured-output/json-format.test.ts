@@ -62,15 +62,16 @@ describe('answerDemand', () => {
 
   // Property: the demand is a lower bound. Schemas are generated together with one value they accept
   // (not always the shortest); the demand never exceeds that value's JSON length.
-  const withValue: fc.Memo<{ schema: Record<string, unknown>; value: unknown }> = fc.memo((n) =>
+  type WithValue = { schema: Record<string, unknown>; value: unknown };
+  const withValue: fc.Memo<WithValue> = fc.memo((n): fc.Arbitrary<WithValue> =>
     n <= 1
-      ? fc.oneof(
+      ? fc.oneof<fc.Arbitrary<WithValue>[]>(
           fc.string({ maxLength: 8 }).map((s) => ({ schema: { type: 'string', minLength: s.length }, value: s })),
           fc.integer().map((i) => ({ schema: { type: 'integer' }, value: i })),
           fc.constant({ schema: { type: 'null' }, value: null }),
           fc.jsonValue({ maxDepth: 2 }).map((v) => ({ schema: { const: v }, value: v })),
         )
-      : fc.oneof(
+      : fc.oneof<fc.Arbitrary<WithValue>[]>(
           fc.array(withValue(n - 1), { minLength: 1, maxLength: 4 }).map((items) => ({
             schema: { type: 'array', minItems: items.length, items: { anyOf: items.map((i) => i.schema) } },
             value: items.map((i) => i.value),
