@@ -6,6 +6,7 @@ export { API_KEY_SCOPES, type ApiKeyInfo, type ApiKeyRecord, type ApiKeyScope } 
 export { ApiKeyService, digestKey, type ApiKeyIdentity, type ApiKeyServiceOptions } from './keys/api-key-service.js';
 export type { ApiKeyStore } from './ports/api-key-store.js';
 export type { IdempotencyRecord, IdempotencyStore } from './ports/idempotency-store.js';
+export { memoryIdempotencyStore, type MemoryIdempotencyOptions } from './idempotency/memory-idempotency-store.js';
 export { inProcessLocks } from './locks/in-process-locks.js';
 export { ECHO_MODEL_NAME, EchoLanguageModel, countEchoTokens } from './models/echo-model.js';
 export { DEFAULT_OPENAI_MODELS, openAIModels, type OpenAIModelsOptions } from './models/openai-models.js';

@@ -15,7 +15,7 @@ let calls: string[];
 let delayMs: number;
 let failNext: boolean;
 
-function app() {
+function app(idempotency: { inFlightTtlMs?: number } = {}) {
   const model = new MockLanguageModelV3({
     doGenerate: async (options) => {
       const last = options.prompt.at(-1);
@@ -43,7 +43,7 @@ function app() {
         { account: 'alpha', key: KEY_A },
         { account: 'beta', key: KEY_B },
       ]),
-      idempotency: { store },
+      idempotency: { store, ...idempotency },
       logger: { error: () => {} },
     }),
   );
@@ -98,10 +98,42 @@ describe('Idempotency-Key', () => {
     const first = run().then((r) => r);
     await new Promise((resolve) => setTimeout(resolve, 100));
     const during = await run();
-    expect([during.status, during.body]).toStrictEqual([409, { success: false, error: 'A request with this Idempotency-Key is still in progress; retry later', status: 409 }]);
+    expect([during.status, during.headers['retry-after'], during.body]).toStrictEqual([
+      409,
+      '2',
+      { success: false, error: 'A request with this Idempotency-Key is still in progress; retry later', status: 409 },
+    ]);
     expect((await first).status).toBe(200);
     expect((await run()).headers['idempotent-replayed']).toBe('true');
     expect(calls).toStrictEqual(['slow']);
+  });
+
+  test('a request that runs longer than the claim lease keeps its claim by renewing it', async () => {
+    const server = app({ inFlightTtlMs: 150 });
+    await request(server).post('/api/v1/agents').set('x-api-key', KEY_A).send(body);
+    delayMs = 700;
+    const run = () => request(server).post('/api/v1/agents/agent_1/run').set('x-api-key', KEY_A).set('idempotency-key', 'long').send({ input: 'long' });
+    const first = run().then((r) => r);
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    expect((await run()).status).toBe(409);
+    expect((await first).status).toBe(200);
+    expect(calls).toStrictEqual(['long']);
+  });
+
+  test('a claim nobody renews (its server died) lapses after one lease, and the retry runs', async () => {
+    const server = app({ inFlightTtlMs: 200 });
+    await request(server).post('/api/v1/agents').set('x-api-key', KEY_A).send(body);
+    const run = () => request(server).post('/api/v1/agents/agent_1/run').set('x-api-key', KEY_A).set('idempotency-key', 'orphan').send({ input: 'orphan' });
+    // What a server killed mid-run leaves: its in-flight claim, for one lease, renewed no more.
+    const first = await run();
+    const scope = JSON.stringify(['alpha', 'run', 'orphan']);
+    const kept = (await store.getIdempotency(scope))!;
+    await store.putIdempotency(scope, { fingerprint: kept.fingerprint, state: 'in_flight', owner: 'dead-server', created_at: kept.created_at }, 200);
+    expect((await run()).status).toBe(409);
+    await new Promise((resolve) => setTimeout(resolve, 250));
+    const retry = await run();
+    expect([first.status, retry.status, retry.headers['idempotent-replayed']]).toStrictEqual([200, 200, undefined]);
+    expect(calls).toStrictEqual(['orphan', 'orphan']);
   });
 
   test('a failed run is not kept: the retry runs again', async () => {

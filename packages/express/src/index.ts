@@ -4,7 +4,7 @@ export { failure, serialize, success, type ApiResponse, type ErrorEnvelope, type
 export { createHandlers, streamRun, type ApiHandler, type ApiRequest, type SseFrame } from './handlers.js';
 export { INTERNAL_ERROR_MESSAGE, STATUS_BY_CODE, errorResponse } from './http-errors.js';
 export { createHealthRouter, type HealthOptions } from './health.js';
-export { idempotent, memoryIdempotency, type IdempotencyOptions } from './idempotency.js';
+export { idempotent, type IdempotencyOptions } from './idempotency.js';
 export { createMetrics, metricsHandler, type AgentMetrics } from './metrics.js';
 export { openApiDocument } from './openapi.js';
 export { failedAuthLimiter, perKeyLimiter, type Limit, type RateLimitOptions } from './rate-limits.js';

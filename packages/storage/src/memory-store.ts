@@ -1,3 +1,4 @@
+import { memoryIdempotencyStore } from '@agenthost/core';
 import type { AgentPage, AgentRecord, AgentStore, ApiKeyRecord, ApiKeyStore, IdempotencyRecord, IdempotencyStore, MessageWindow, SessionInfo, SessionMessage, SessionPage, SessionRef } from '@agenthost/core';
 
 interface StoredSession {
@@ -152,20 +153,18 @@ export class MemoryStore implements AgentStore, ApiKeyStore, IdempotencyStore {
     return true;
   }
 
-  readonly #idempotency = new Map<string, { record: IdempotencyRecord; expires: number }>();
+  readonly #idempotency = memoryIdempotencyStore();
 
-  async getIdempotency(key: string): Promise<IdempotencyRecord | undefined> {
-    const entry = this.#idempotency.get(key);
-    if (entry && entry.expires <= Date.now()) this.#idempotency.delete(key);
-    return entry && entry.expires > Date.now() ? structuredClone(entry.record) : undefined;
+  getIdempotency(key: string): Promise<IdempotencyRecord | undefined> {
+    return this.#idempotency.getIdempotency(key);
   }
 
-  async putIdempotency(key: string, record: IdempotencyRecord, ttlMs: number): Promise<void> {
-    this.#idempotency.set(key, { record: structuredClone(record), expires: Date.now() + ttlMs });
+  putIdempotency(key: string, record: IdempotencyRecord, ttlMs: number): Promise<void> {
+    return this.#idempotency.putIdempotency(key, record, ttlMs);
   }
 
-  async deleteIdempotency(key: string): Promise<void> {
-    this.#idempotency.delete(key);
+  deleteIdempotency(key: string): Promise<void> {
+    return this.#idempotency.deleteIdempotency(key);
   }
 
   async ping(): Promise<void> {}

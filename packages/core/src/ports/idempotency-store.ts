@@ -4,6 +4,8 @@ export interface IdempotencyRecord {
   fingerprint: string;
   /** `in_flight` while the first request runs; `done` with its response after. */
   state: 'in_flight' | 'done';
+  /** Who holds an `in_flight` claim: a token of the request that runs, which alone renews or ends it. */
+  owner?: string;
   /** The first request's response, replayed to retries. */
   response?: { status: number; body: unknown; headers?: Record<string, string> };
   created_at: string;
