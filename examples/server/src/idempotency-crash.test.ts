@@ -26,7 +26,7 @@ async function retryWithKey(url: string, agentId: string) {
     headers: { 'x-api-key': KEY, 'content-type': 'application/json', 'idempotency-key': 'crash-1' },
     body: JSON.stringify({ input: 'hello' }),
   });
-  return { status: res.status, retryAfter: res.headers.get('retry-after'), body: await res.json() };
+  return { status: res.status, retryAfter: res.headers.get('retry-after'), body: (await res.json()) as { data?: { output?: string } } & Record<string, unknown> };
 }
 
 test('the claim of a server killed mid-run lapses within seconds; meanwhile a retry gets 409 with Retry-After', async () => {
