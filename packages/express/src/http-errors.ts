@@ -1,4 +1,5 @@
 import { AgentHostError, type ErrorCode } from '@agenthost/core';
+import bytes from 'bytes';
 import { failure, type ApiResponse } from './envelope.js';
 
 /** The one table from core error codes to HTTP statuses. */
@@ -25,6 +26,14 @@ interface HttpLayerError {
   type?: string;
   status: number;
   message?: string;
+  /** For a body over the limit: the limit of the parser that refused it, in bytes. */
+  limit?: number;
+}
+
+/** The limit a body went over, as configured here, or the limit of the (host's) parser that refused it. */
+function limitText(error: HttpLayerError, bodyLimit: string | number): string {
+  const ours = typeof bodyLimit === 'number' ? bodyLimit : bytes.parse(bodyLimit);
+  return typeof error.limit === 'number' && error.limit !== ours ? (bytes.format(error.limit) ?? `${error.limit} bytes`) : String(bodyLimit);
 }
 
 function isHttpLayerError(error: unknown): error is HttpLayerError {
@@ -52,7 +61,7 @@ export function errorResponse(error: unknown, options: { bodyLimit: string | num
       case 'entity.parse.failed':
         return { response: failure(400, 'Malformed JSON in request body: send one JSON object'), unexpected: false };
       case 'entity.too.large':
-        return { response: failure(413, `Request body is larger than the limit of ${options.bodyLimit}`), unexpected: false };
+        return { response: failure(413, `Request body is larger than the limit of ${limitText(error, options.bodyLimit)}`), unexpected: false };
       case 'encoding.unsupported':
       case 'charset.unsupported':
         return { response: failure(415, 'Unsupported body encoding: send UTF-8 JSON'), unexpected: false };

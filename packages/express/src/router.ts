@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import bytes from 'bytes';
 import type { AgentService } from '@agenthost/core';
 import express, { type ErrorRequestHandler, type Request, type RequestHandler, type Response } from 'express';
 import { AgentHostError, jsonDepth, type ApiKeyScope } from '@agenthost/core';
@@ -16,6 +17,18 @@ import { failedAuthLimiter, perKeyLimiter, type RateLimitOptions } from './rate-
 export interface ErrorLogger {
   error(fields: Record<string, unknown>, message: string): void;
 }
+
+/** The router of the API, and the error handler that goes right after it when the host parses bodies itself. */
+export type AgentRouter = express.Router & {
+  /**
+   * Answers with envelopes the errors that the host's own middleware raises for requests to the API
+   * before the router runs, such as a host-wide `express.json()` refusing malformed JSON (400) or a
+   * body over its limit (413); a missing or wrong key is answered 401 first. Mount it right after the
+   * router: `app.use(['/api/v1', '/api'], router, router.errorHandler)`. Not needed when the router is
+   * mounted before any body parser (then it parses bodies itself, after checking the key).
+   */
+  errorHandler: ErrorRequestHandler;
+};
 
 /** Options of {@link createAgentRouter}. */
 export interface AgentRouterOptions {
@@ -111,7 +124,7 @@ function send(req: Request, res: Response, response: ApiResponse): void {
  *
  * @throws TypeError at creation when `service` or `resolveKey` is missing.
  */
-export function createAgentRouter(service: AgentService, options: AgentRouterOptions): express.Router {
+export function createAgentRouter(service: AgentService, options: AgentRouterOptions): AgentRouter {
   if (!service || typeof service.runAgent !== 'function') throw new TypeError('createAgentRouter: an AgentService is required');
   if (typeof options?.resolveKey !== 'function') throw new TypeError('createAgentRouter: options.resolveKey is required (see staticKeys)');
   const { resolveKey } = options;
@@ -125,7 +138,7 @@ export function createAgentRouter(service: AgentService, options: AgentRouterOpt
 
   if (options.metrics) router.use(options.metrics.requests);
 
-  router.use(function agentHostRequestContext(req, res, next) {
+  const requestContext: RequestHandler = function agentHostRequestContext(req, res, next) {
     // A request logger in front (pino-http) may have given the request its id already.
     const given = typeof (req as { id?: unknown }).id === 'string' ? ((req as { id?: string }).id as string) : req.get('x-request-id');
     const requestId = given && REQUEST_ID.test(given) ? given : randomUUID();
@@ -135,7 +148,8 @@ export function createAgentRouter(service: AgentService, options: AgentRouterOpt
     res.set('Cache-Control', 'no-store');
     res.removeHeader('X-Powered-By');
     next();
-  });
+  };
+  router.use(requestContext);
 
   // The API's own description is public, like any published API reference.
   const document = openApiDocument();
@@ -173,7 +187,7 @@ export function createAgentRouter(service: AgentService, options: AgentRouterOpt
     });
   }
 
-  router.use(async function agentHostApiKeyAuth(req, res, next) {
+  const authenticate: RequestHandler = async function agentHostApiKeyAuth(req, res, next) {
     const key = req.get('x-api-key');
     if (!key) return refuse(req, res, 'Missing API key: send it in the x-api-key header');
     const auth = await resolveKey(key);
@@ -181,7 +195,8 @@ export function createAgentRouter(service: AgentService, options: AgentRouterOpt
     state(res).accountId = auth.accountId;
     state(res).scopes = auth.scopes;
     next();
-  });
+  };
+  router.use(authenticate);
 
   const limitPerKey = perKeyLimiter(options.rateLimit ?? {});
   if (limitPerKey) router.use(limitPerKey);
@@ -194,6 +209,15 @@ export function createAgentRouter(service: AgentService, options: AgentRouterOpt
     next();
   });
 
+  const limitBytes = typeof bodyLimit === 'number' ? bodyLimit : (bytes.parse(bodyLimit) ?? Number.POSITIVE_INFINITY);
+  router.use(function agentHostParsedBody(req, res, next) {
+    // A host's own body parser in front has read the body already (ours then skips it): hold it to
+    // this router's size limit too. Its depth is checked below, as for bodies parsed here.
+    if (req.body !== undefined && Number(req.get('content-length') ?? 0) > limitBytes) {
+      return send(req, res, failure(413, `Request body is larger than the limit of ${bodyLimit}`));
+    }
+    next();
+  });
   router.use(express.json({ limit: bodyLimit, strict: true, type: JSON_BODY_TYPES }));
   router.use(function agentHostJsonDepth(req, res, next) {
     if (req.body !== undefined && jsonDepth(req.body, MAX_JSON_DEPTH) > MAX_JSON_DEPTH) {
@@ -313,5 +337,10 @@ export function createAgentRouter(service: AgentService, options: AgentRouterOpt
     send(req, res, response);
   };
   router.use(onError);
-  return router;
+  const errorHandler: ErrorRequestHandler = function agentHostErrorsBefore(error, req, res, next) {
+    requestContext(req, res, () => {
+      void authenticate(req, res, () => onError(error, req, res, next));
+    });
+  };
+  return Object.assign(router, { errorHandler });
 }
