@@ -40,6 +40,7 @@ export {
   type UpdateAgentInput,
 } from './schemas.js';
 export { jsonDepth } from './json-depth.js';
+export { MAX_REDACT_LENGTH, REDACTED, TRUNCATED, redactSecrets, type RedactOptions } from './redact-secrets.js';
 export { MAX_JSON_FORMAT_DEPTH, MAX_JSON_FORMAT_LENGTH } from './structured-output.js';
 export { staticTools } from './tools/static-tools.js';
 export { ROOT_FIELD, fieldIssues, parseInput } from './validation.js';
