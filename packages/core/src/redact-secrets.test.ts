@@ -20,6 +20,7 @@ describe('redactSecrets: examples', () => {
     ['{"api_key": "plain", "client_secret":"s3"}', '{"api_key": "[redacted]", "client_secret":"[redacted]"}'],
     ['x-api-key: anything, password=hunter2', 'x-api-key: [redacted], password=[redacted]'],
     ['connect to postgres://agenthost:s3cr3t-pw@db.internal:5432/app refused', 'connect to postgres://[redacted]@db.internal:5432/app refused'],
+    ['redis://:hunter2pw@cache:6379 is down', 'redis://[redacted]@cache:6379 is down'],
     ['token 9f8e7d6c5b4a39281706f5e4d3c2b1a0 and AKIA0123456789ABCDEF', 'token [redacted] and [redacted]'],
   ])('%s', (text, expected) => {
     expect(redactSecrets(text)).toBe(expected);

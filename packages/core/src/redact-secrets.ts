@@ -29,7 +29,7 @@ const AUTH_SCHEME = /(?<![A-Za-z0-9_-])(bearer|basic)(\s{1,3})[A-Za-z0-9._~+/=-]
 /** A JSON Web Token: three base64url parts, the first a JSON object (`eyJ` is `{"` encoded). */
 const JWT = /(?<![A-Za-z0-9_-])eyJ[A-Za-z0-9_-]{4,}\.[A-Za-z0-9_-]{4,}\.[A-Za-z0-9_-]*/g;
 /** `user:password@` in a URL. */
-const URL_CREDENTIALS = /:\/\/[^\s/@:]+:[^\s/@]*@/g;
+const URL_CREDENTIALS = /:\/\/[^\s/@:]*:[^\s/@]*@/g;
 /**
  * A value given to a name that says it is secret: `key=...`, `api_key=...`, `"client_secret": "..."`,
  * `x-api-key: ...`. A scheme whose credential is already redacted is left to read `Bearer [redacted]`.
