@@ -24,6 +24,8 @@ describe('describeError', () => {
       message: 'The model provider failed to answer',
       provider: { name: 'openai.chat', host: 'api.openai.com', status: 401, code: 'invalid_api_key', message: 'Incorrect API key provided: [redacted]' },
     });
+    const handMade = new ProviderError({ provider: { name: 'custom', message: 'm', ...{ responseBody: `{"key":"${CONFIGURED}"}` } } as never });
+    expect(describeError(handMade, [])).toStrictEqual({ name: 'ProviderError', code: 'provider_error', message: 'The model provider failed to answer', provider: { name: 'custom', message: 'm' } });
     expect(describeError(new ProviderError({ failure: 'timeout', cause }), [])).toStrictEqual({
       name: 'ProviderError',
       code: 'provider_timeout',
@@ -48,6 +50,13 @@ describe('describeError', () => {
       },
     });
     expect(JSON.stringify(described)).not.toContain(CONFIGURED);
+  });
+
+  test('an error with fields of odd types is still described, never throwing inside the error handler', () => {
+    const odd = Object.assign(new Error('x'), { name: 42, code: { nested: true } });
+    Object.defineProperty(odd, 'message', { value: { not: 'a string' } });
+    Object.defineProperty(odd, 'stack', { value: 7 });
+    expect(describeError(odd, [])).toStrictEqual({ name: '42', message: '[object Object]' });
   });
 
   test('a cause chain is followed five levels deep; what is not an Error is its redacted text', () => {
