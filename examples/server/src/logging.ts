@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { requestDetails } from '@agenthost/express';
+import { redactSecrets } from '@agenthost/core';
+import { requestDetails, type ErrorLogger } from '@agenthost/express';
 import type { Response } from 'express';
 import { pino, type Logger } from 'pino';
 import { pinoHttp } from 'pino-http';
@@ -13,9 +14,15 @@ const path = (req: IncomingMessage) => ((req as IncomingMessage & { originalUrl?
 /** The paths that must never reach a log: keys, credentials, cookies. */
 export const REDACTED = ['req.headers["x-api-key"]', 'req.headers.authorization', 'req.headers.cookie', 'res.headers["set-cookie"]'];
 
+/**
+ * `err` fields: the router logs errors already described and redacted, as plain objects, which pino's
+ * error serializer would take for errors (adding `type` and an empty `stack`); real errors still get it.
+ */
+const serializers = { err: (value: unknown) => (value instanceof Error ? pino.stdSerializers.err(value) : value) };
+
 /** The server's logger: JSON lines, or readable lines when `pretty` (a terminal). */
 export function createLogger(options: { level: string; pretty: boolean; destination?: NodeJS.WritableStream }): Logger {
-  const base = { level: options.level, redact: { paths: REDACTED, censor: '[redacted]' } };
+  const base = { level: options.level, redact: { paths: REDACTED, censor: '[redacted]' }, serializers };
   if (options.pretty) return pino({ ...base, transport: { target: 'pino-pretty', options: { colorize: true, translateTime: 'SYS:HH:MM:ss.l', destination: 2 } } });
   return options.destination ? pino(base, options.destination as never) : pino(base);
 }
@@ -45,4 +52,14 @@ export function requestLogger(logger: Logger) {
     customSuccessMessage: (req: IncomingMessage, res: ServerResponse) => `${req.method} ${path(req)} ${res.statusCode}`,
     customErrorMessage: (req: IncomingMessage, res: ServerResponse) => `${req.method} ${path(req)} ${res.statusCode}`,
   });
+}
+
+/**
+ * Reports a store's connection errors (its `onError`): the error's text, with `secrets` and whatever
+ * looks like a secret redacted, since a driver's message may quote its connection URL.
+ */
+export function storageErrorLog(logger: ErrorLogger, secrets: readonly string[]): (error: unknown) => void {
+  return function logStorageError(error) {
+    logger.error({ err: redactSecrets(String(error), { secrets }) }, 'Storage connection error');
+  };
 }

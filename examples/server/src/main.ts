@@ -1,6 +1,8 @@
 #!/usr/bin/env node
+import { redactSecrets } from '@agenthost/core';
 import { ConfigError, loadConfig } from './config.js';
 import { createLogger, requestLogger } from './logging.js';
+import { configuredSecrets } from './secrets.js';
 import { startTracing } from './tracing.js';
 import { startServer } from './server.js';
 
@@ -75,7 +77,8 @@ const logger = createLogger({ level: config.logLevel, pretty: config.logFormat =
 const stopTracing = config.tracing ? startTracing() : undefined;
 
 const running = await startServer(config, { logger, requestLog: requestLogger(logger) }).catch((error: NodeJS.ErrnoException) => {
-  const why = error.code === 'EADDRINUSE' ? `port ${config.port} on ${config.host} is already in use (set PORT)` : error.message;
+  // A store or an MCP server that cannot be reached may quote its URL, credentials included.
+  const why = error.code === 'EADDRINUSE' ? `port ${config.port} on ${config.host} is already in use (set PORT)` : redactSecrets(error.message, { secrets: configuredSecrets(config) });
   process.stderr.write(`agenthost: cannot start: ${why}\n`);
   process.exit(1);
 });

@@ -9,7 +9,9 @@ import { builtinTools, combineTools, mcpTools, type McpToolProvider } from '@age
 import cors from 'cors';
 import express from 'express';
 import type { KeyEntry, ServerConfig } from './config.js';
+import { storageErrorLog } from './logging.js';
 import { mountReferencePage } from './reference-page.js';
+import { configuredSecrets } from './secrets.js';
 
 /** A running standalone server. */
 export interface RunningServer {
@@ -61,6 +63,8 @@ export function createApp(
   options: {
     bodyLimit: string;
     logger?: ErrorLogger;
+    /** Secrets the error log must never hold (see `configuredSecrets`). */
+    redact?: readonly string[];
     /** Logs one line per request (see `requestLogger`). */
     requestLog?: express.RequestHandler;
     /** Trace requests with OpenTelemetry (the application registers the tracer provider). */
@@ -102,6 +106,7 @@ export function createApp(
     ...(options.tracing && { tracing: true }),
     ...(options.logContent && { logContent: true }),
     ...(options.logger && { logger: options.logger }),
+    ...(options.redact && { redact: options.redact }),
     ...(options.idempotency && { idempotency: options.idempotency }),
   });
   app.use(['/api/v1', '/api'], router);
@@ -130,10 +135,12 @@ function hostRequired(req: express.Request, res: express.Response, next: express
 
 /** Starts the standalone server and resolves once it is listening. */
 export async function startServer(config: ServerConfig, options: { logger?: ErrorLogger; requestLog?: express.RequestHandler } = {}): Promise<RunningServer> {
+  // Every secret of the configuration, and the development key once it is made: no log may hold one.
+  const secrets = configuredSecrets(config);
   const store = await openStore(config.store, {
     namespace: config.storeNamespace,
     unsafeInProcessLocksOnly: config.unsafeDisableLocks,
-    ...(options.logger && { onError: (error: unknown) => options.logger!.error({ err: String(error) }, 'Storage connection error') }),
+    ...(options.logger && { onError: storageErrorLog(options.logger, secrets) }),
   });
   const models = modelsFor(config);
   let mcp: McpToolProvider | undefined;
@@ -170,6 +177,7 @@ export async function startServer(config: ServerConfig, options: { logger?: Erro
   }
   // A development key only when nobody has any other way in.
   const devKey = config.apiKeys || managedKeyCount > 0 ? undefined : { account: 'default', key: `ah_dev_${randomBytes(24).toString('base64url')}` };
+  if (devKey) secrets.push(devKey.key);
   const configured = config.apiKeys ?? (devKey ? [devKey] : []);
   const resolveKey = configured.length ? anyKey(staticKeys(configured), managedKeys(keys)) : managedKeys(keys);
   let draining = false;
@@ -193,6 +201,7 @@ export async function startServer(config: ServerConfig, options: { logger?: Erro
       }),
     },
     ...(options.logger && { logger: options.logger }),
+    redact: secrets,
   });
   // Requests in flight, so a shutdown knows when the last one has finished.
   let inFlight = 0;

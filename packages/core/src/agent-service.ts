@@ -370,7 +370,7 @@ export class AgentService {
       try {
         result = await generateText({ ...this.#callSettings(run), abortSignal: this.#abortSignal(timeout, options.signal, run.lease) });
       } catch (error) {
-        throw this.#callFailure(error, timeout, options.signal, run.lease);
+        throw this.#callFailure(error, timeout, options.signal, run);
       } finally {
         providerMs = performance.now() - started;
       }
@@ -469,7 +469,7 @@ export class AgentService {
         this.#observe({ model: run.agent.config.model, outcome: 'ok', tokens: answer.metadata.tokens, providerMs });
         yield { type: 'done', result: answer };
       } catch (error) {
-        const failed = this.#callFailure(error, timeout, signal, run.lease);
+        const failed = this.#callFailure(error, timeout, signal, run);
         this.#observe({ model: run.agent.config.model, outcome: AgentHostError.isInstance(failed) ? failed.code : 'aborted', providerMs: performance.now() - started });
         throw failed;
       }
@@ -601,13 +601,13 @@ export class AgentService {
   }
 
   /** What a failed model call becomes: the caller's abort, a lost lease, or a provider failure. */
-  #callFailure(error: unknown, timeout: AbortSignal, signal: AbortSignal | undefined, lease: Lease | undefined): unknown {
+  #callFailure(error: unknown, timeout: AbortSignal, signal: AbortSignal | undefined, run: PreparedRun): unknown {
     // Ours, possibly wrapped by the AI SDK (a sandbox refusal while checking the answer, say).
     const own = ownError(error);
     if (own) return own;
     if (signal?.aborted) return signal.reason ?? error;
-    if (lease?.signal.aborted) return new StorageUnavailableError({ message: 'Lost the session lock during the run; nothing was stored', cause: error });
-    return providerFailure(error, timeout.aborted);
+    if (run.lease?.signal.aborted) return new StorageUnavailableError({ message: 'Lost the session lock during the run; nothing was stored', cause: error });
+    return providerFailure(error, { timedOut: timeout.aborted, provider: run.model.provider });
   }
 
   async #commit(

@@ -49,5 +49,6 @@ export {
   MAX_JSON_FORMAT_PATTERN_LENGTH,
 } from './structured-output/json-format.js';
 export { SchemaSandbox, sharedSchemaSandbox, type SchemaCheck, type SchemaSandboxOptions } from './structured-output/schema-sandbox.js';
+export { MAX_REDACT_LENGTH, REDACTED, TRUNCATED, redactSecrets, type RedactOptions } from './redact-secrets.js';
 export { staticTools } from './tools/static-tools.js';
 export { ROOT_FIELD, fieldIssues, parseInput } from './validation.js';

@@ -1,5 +1,6 @@
 import { APICallError, RetryError, type FinishReason } from 'ai';
 import { ProviderError } from './errors/provider-error.js';
+import { summarizeProviderFailure } from './provider-summary.js';
 
 const DEFAULT_RETRY_AFTER = 5;
 const MAX_RETRY_AFTER = 300;
@@ -16,15 +17,17 @@ function retryAfter(headers: Record<string, string> | undefined): number {
 /**
  * Classifies what a model call threw, after the AI SDK's own retries: a timeout of ours, a provider
  * 429 (rate limited, with its Retry-After), or any other failure (5xx, reset connection, malformed
- * answer, rejected credentials).
+ * answer, rejected credentials). The error carries a summary safe to log (see `ProviderError.provider`);
+ * `provider` is the model's provider id.
  */
-export function providerFailure(error: unknown, timedOut: boolean): ProviderError {
-  if (timedOut) return new ProviderError({ failure: 'timeout', cause: error });
+export function providerFailure(error: unknown, { timedOut, provider }: { timedOut: boolean; provider?: string }): ProviderError {
   const last = RetryError.isInstance(error) ? error.lastError : error;
+  const summary = summarizeProviderFailure(last, provider);
+  if (timedOut) return new ProviderError({ failure: 'timeout', cause: error, provider: summary });
   if (APICallError.isInstance(last) && last.statusCode === 429) {
-    return new ProviderError({ failure: 'rate_limited', cause: error, retryAfterSeconds: retryAfter(last.responseHeaders) });
+    return new ProviderError({ failure: 'rate_limited', cause: error, retryAfterSeconds: retryAfter(last.responseHeaders), provider: summary });
   }
-  return new ProviderError({ failure: 'error', cause: error });
+  return new ProviderError({ failure: 'error', cause: error, provider: summary });
 }
 
 /**

@@ -232,14 +232,28 @@ describe('errors in the envelope', () => {
     ]);
   });
 
-  test('an unexpected error is a generic 500, logged once with the request id the client saw', async () => {
-    vi.spyOn(service, 'listAgents').mockRejectedValue(new Error('connection to db failed: password=hunter2'));
-    const res = await request(hostApp()).get('/api/v1/agents').set('x-api-key', KEY_A).set('x-request-id', 'req-123');
+  test('an unexpected error is a generic 500, logged once with the request id the client saw, secrets redacted', async () => {
+    vi.spyOn(service, 'listAgents').mockRejectedValue(new Error(`connection to db failed: password=hunter2, then ${KEY_B}`));
+    const res = await request(hostApp({ redact: [KEY_B] })).get('/api/v1/agents').set('x-api-key', KEY_A).set('x-request-id', 'req-123');
     expect([res.status, res.headers['x-request-id'], res.body]).toStrictEqual([500, 'req-123', { success: false, error: 'Internal server error', status: 500 }]);
     expect(res.text).not.toContain('hunter2');
-    expect(logged).toHaveLength(1);
-    expect(logged[0]!.fields).toMatchObject({ request_id: 'req-123', method: 'GET', path: '/api/v1/agents', err: { name: 'Error', message: 'connection to db failed: password=hunter2' } });
-    expect(JSON.stringify(logged)).not.toContain(KEY_A);
+    expect(logged).toStrictEqual([
+      {
+        message: 'Unexpected error while handling a request',
+        fields: {
+          request_id: 'req-123',
+          method: 'GET',
+          path: '/api/v1/agents',
+          status: 500,
+          err: {
+            name: 'Error',
+            message: 'connection to db failed: password=[redacted], then [redacted]',
+            stack: expect.stringMatching(/^Error: connection to db failed: password=\[redacted\], then \[redacted\]\n\s+at /),
+          },
+        },
+      },
+    ]);
+    for (const secret of ['hunter2', KEY_A, KEY_B]) expect(JSON.stringify(logged)).not.toContain(secret);
   });
 
   test('a provider failure is 502 and a provider timeout is 504; the session is unchanged', async () => {
@@ -262,11 +276,19 @@ describe('errors in the envelope', () => {
       expect([res.status, res.body]).toStrictEqual([status, { success: false, error, status }]);
       expect(await store.readMessages({ accountId: 'alpha', agentId: body.data.agent_id, sessionId: 's' })).toStrictEqual([]);
     }
-    expect(logged.map((l) => [l.message, l.fields.status, (l.fields.err as { code: string }).code])).toStrictEqual([
-      ['The model provider failed to answer', 502, 'provider_error'],
-      ['The model provider did not answer in time', 504, 'provider_timeout'],
+    // The provider's summary, never its error as it was thrown.
+    expect(logged.map((l) => [l.message, l.fields.status, l.fields.err])).toStrictEqual([
+      [
+        'The model provider failed to answer',
+        502,
+        { name: 'ProviderError', code: 'provider_error', message: 'The model provider failed to answer', provider: { name: 'mock-provider', message: 'socket hang up' } },
+      ],
+      [
+        'The model provider did not answer in time',
+        504,
+        { name: 'ProviderError', code: 'provider_timeout', message: 'The model provider did not answer in time', provider: { name: 'mock-provider', message: 'The operation was aborted due to timeout' } },
+      ],
     ]);
-    expect((logged[0]!.fields.err as { cause: { message: string } }).cause.message).toBe('socket hang up');
   });
 
   test('storage down is 503 and logged with its cause; a busy session is 409', async () => {

@@ -2,10 +2,11 @@ import { randomUUID } from 'node:crypto';
 import bytes from 'bytes';
 import type { AgentService } from '@agenthost/core';
 import express, { type ErrorRequestHandler, type Request, type RequestHandler, type Response } from 'express';
-import { AgentHostError, jsonDepth, type ApiKeyScope } from '@agenthost/core';
+import { AgentHostError, jsonDepth, redactSecrets, type ApiKeyScope } from '@agenthost/core';
 import { SpanKind, SpanStatusCode, context, trace } from '@opentelemetry/api';
 import type { AuthContext, KeyResolver } from './auth.js';
 import { failure, serialize, type ApiResponse } from './envelope.js';
+import { describeError } from './error-log.js';
 import { createHandlers, streamRun, type ApiHandler, type ApiRequest } from './handlers.js';
 import { errorResponse } from './http-errors.js';
 import { openApiDocument } from './openapi.js';
@@ -13,7 +14,10 @@ import { idempotent, type IdempotencyOptions } from './idempotency.js';
 import type { AgentMetrics } from './metrics.js';
 import { failedAuthLimiter, perKeyLimiter, type RateLimitOptions } from './rate-limits.js';
 
-/** Where unexpected errors are reported; a pino logger fits. Never given a key or a request body. */
+/**
+ * Where unexpected errors are reported; a pino logger fits. Never given a key, a request body, a
+ * prompt or a provider's error body: a provider failure is its summary, anything else is redacted.
+ */
 export interface ErrorLogger {
   error(fields: Record<string, unknown>, message: string): void;
 }
@@ -38,6 +42,11 @@ export interface AgentRouterOptions {
   bodyLimit?: string | number;
   /** Receives unexpected errors with the request id (default: one JSON line on stderr). */
   logger?: ErrorLogger;
+  /**
+   * Values that must never reach the error log: configured API keys, provider keys, tokens. They are
+   * redacted wherever they appear, on top of whatever looks like a secret (see `redactSecrets`).
+   */
+  redact?: readonly string[];
   /**
    * Where `Idempotency-Key` records live and how their claim is locked; give the store's and the
    * lock provider of servers that share a store. Default: this process's memory.
@@ -84,15 +93,6 @@ function state(res: Response): RequestState {
   return res.locals.agenthost as RequestState;
 }
 
-/** An error and its causes, for the log; never sent to a client. */
-function describeError(error: unknown, depth = 0): Record<string, unknown> {
-  if (!(error instanceof Error)) return { value: String(error) };
-  const out: Record<string, unknown> = { name: error.name, message: error.message, stack: error.stack };
-  if ('code' in error) out.code = (error as { code: unknown }).code;
-  if (error.cause !== undefined && depth < 5) out.cause = describeError(error.cause, depth + 1);
-  return out;
-}
-
 function runDetails(metadata: NonNullable<RequestState['run']>): NonNullable<RequestState['run']> {
   return { model: metadata.model, tool_used: metadata.tool_used, tokens: metadata.tokens };
 }
@@ -130,6 +130,8 @@ export function createAgentRouter(service: AgentService, options: AgentRouterOpt
   const { resolveKey } = options;
   const bodyLimit = options.bodyLimit ?? '1mb';
   const logger = options.logger ?? stderrLogger;
+  // Copied: a caller's later changes to its array must not change what is redacted.
+  const secrets = [...(options.redact ?? [])];
   const handlers = createHandlers(service);
   const once = { ...options.idempotency, bodyLimit };
   const createOnce = idempotent('create', handlers.createAgent, once);
@@ -228,8 +230,8 @@ export function createAgentRouter(service: AgentService, options: AgentRouterOpt
 
   const logServerError = (req: Request, res: Response, error: unknown, status: number, unexpected = false) => {
     logger.error(
-      { request_id: state(res)?.requestId, method: req.method, path: `${req.baseUrl}${req.path}`, status, err: describeError(error) },
-      unexpected ? 'Unexpected error while handling a request' : error instanceof Error ? error.message : 'Error while handling a request',
+      { request_id: state(res)?.requestId, method: req.method, path: `${req.baseUrl}${req.path}`, status, err: describeError(error, secrets) },
+      unexpected ? 'Unexpected error while handling a request' : error instanceof Error ? redactSecrets(error.message, { secrets }) : 'Error while handling a request',
     );
   };
 

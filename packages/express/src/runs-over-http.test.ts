@@ -13,6 +13,9 @@ import { createAgentRouter } from './router.js';
 // The real @ai-sdk/openai provider, through the HTTP API, against a loopback OpenAI-compatible server
 // that does what each test's input asks: call a tool, fail, hang, reset, or answer nonsense.
 const KEY = 'key-runs-0123456789abcdef';
+// A provider key that looks like no known format: only the router's list of known secrets redacts it.
+const PROVIDER_KEY = 'provider-key-runs-0123456789';
+const ECHOED_KEY = 'sk-live-abcdef0123456789abcdef';
 let fake: FakeOpenAIServer;
 let store: MemoryStore;
 let server: Server;
@@ -26,7 +29,10 @@ function behaviour(request: FakeOpenAIRequest): FakeOpenAIReply {
   if (input === 'add 2 and 3') return { toolCalls: [{ name: 'add', arguments: { a: 2, b: 3 } }], usage: { input: 20, output: 8 } };
   if (input === 'fail') return { status: 500, body: { error: { message: 'The server had an error', type: 'server_error' } } };
   if (input === 'rate limit') return { status: 429, body: { error: { message: 'Rate limit reached', type: 'requests' } }, headers: { 'retry-after': '12' } };
-  if (input === 'bad key') return { status: 401, body: { error: { message: 'Incorrect API key provided', type: 'invalid_request_error' } } };
+  // Providers echo what they were sent in their error messages; the body is what the log must never hold.
+  if (input === 'bad key') {
+    return { status: 401, body: { error: { message: `Incorrect API key provided: ${ECHOED_KEY}; sent as Bearer ${PROVIDER_KEY}`, type: 'invalid_request_error', code: 'invalid_api_key' } } };
+  }
   if (input === 'hang') return { hang: true };
   if (input === 'reset') return { reset: true };
   if (input === 'nonsense') return { raw: '{"choices": [ this is not json' };
@@ -43,13 +49,16 @@ async function serve(api: 'chat' | 'responses') {
   const tools = staticTools({ calculator: { add: tool({ description: 'Adds', inputSchema: z.object({ a: z.number(), b: z.number() }), execute: async ({ a, b }) => a + b }) } });
   const service = new AgentService({
     store,
-    models: openAIModels({ apiKey: 'sk-test', baseURL: fake.baseURL, api, models: ['gpt-4o-mini'] }),
+    models: openAIModels({ apiKey: PROVIDER_KEY, baseURL: fake.baseURL, api, models: ['gpt-4o-mini'] }),
     tools,
     maxRetries: 0,
     providerTimeoutMs: 500,
   });
   const app = express();
-  app.use('/api/v1', createAgentRouter(service, { resolveKey: staticKeys([{ account: 'acme', key: KEY }]), logger: { error: (fields, message) => logged.push({ fields, message }) } }));
+  app.use(
+    '/api/v1',
+    createAgentRouter(service, { resolveKey: staticKeys([{ account: 'acme', key: KEY }]), redact: [KEY, PROVIDER_KEY], logger: { error: (fields, message) => logged.push({ fields, message }) } }),
+  );
   server = app.listen(0, '127.0.0.1');
   await new Promise((resolve) => server.once('listening', resolve));
   base = `http://127.0.0.1:${(server.address() as AddressInfo).port}/api/v1`;
@@ -102,6 +111,41 @@ describe('provider faults through HTTP', () => {
     expect([res.status, res.body, res.headers.get('retry-after') ?? undefined]).toStrictEqual([status, { success: false, error, status }, retryAfter]);
     expect(await history(id, 's')).toStrictEqual(['hello', 'Reply to: hello']);
     expect(logged.map((l) => [l.message, l.fields.status])).toStrictEqual([[error, status]]);
+  });
+});
+
+describe('what a provider failure logs', () => {
+  /** The one line logged for a run that the provider refused: no key, no provider body, no prompt. */
+  const refusedLine = (requestId: string | null, agentId: string) => ({
+    message: 'The model provider failed to answer',
+    fields: {
+      request_id: requestId,
+      method: 'POST',
+      path: `/api/v1/agents/${agentId}/run`,
+      status: 502,
+      err: {
+        name: 'ProviderError',
+        code: 'provider_error',
+        message: 'The model provider failed to answer',
+        provider: { name: 'openai.chat', host: new URL(fake.baseURL).host, status: 401, code: 'invalid_api_key', message: 'Incorrect API key provided: [redacted]; sent as Bearer [redacted]' },
+      },
+    },
+  });
+
+  test('a run: the provider, its status and its error code, with the key it echoed redacted', async () => {
+    const id = await agent();
+    const res = await call('POST', `/agents/${id}/run`, { input: 'bad key', session_id: 's' });
+    expect([res.status, res.body]).toStrictEqual([502, { success: false, error: 'The model provider failed to answer', status: 502 }]);
+    expect(logged).toStrictEqual([refusedLine(res.headers.get('x-request-id'), id)]);
+    for (const secret of [ECHOED_KEY, PROVIDER_KEY, KEY, 'Be brief.', 'invalid_request_error']) expect(JSON.stringify(logged)).not.toContain(secret);
+  });
+
+  test('a streamed run: the same line', async () => {
+    const id = await agent();
+    const res = await fetch(`${base}/agents/${id}/run`, { method: 'POST', headers: { 'x-api-key': KEY, 'content-type': 'application/json' }, body: JSON.stringify({ input: 'bad key', stream: true }) });
+    expect(await events(res)).toStrictEqual([{ event: 'error', data: { success: false, error: 'The model provider failed to answer', status: 502 } }]);
+    expect(logged).toStrictEqual([refusedLine(res.headers.get('x-request-id'), id)]);
+    for (const secret of [ECHOED_KEY, PROVIDER_KEY, KEY, 'Be brief.', 'invalid_request_error']) expect(JSON.stringify(logged)).not.toContain(secret);
   });
 });
 

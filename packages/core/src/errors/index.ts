@@ -4,7 +4,7 @@ export { ForbiddenError } from './forbidden-error.js';
 export { InvalidInputError } from './invalid-input-error.js';
 export { NotFoundError } from './not-found-error.js';
 export { OverloadedError } from './overloaded-error.js';
-export { ProviderError, type ProviderFailure } from './provider-error.js';
+export { ProviderError, type ProviderFailure, type ProviderFailureSummary } from './provider-error.js';
 export { RateLimitedError } from './rate-limited-error.js';
 export { StorageUnavailableError } from './storage-unavailable-error.js';
 export { UnauthenticatedError } from './unauthenticated-error.js';
