@@ -2,6 +2,9 @@ import { fileURLToPath } from 'node:url';
 import { defineConfig } from 'vitest/config';
 
 const src = (path: string) => fileURLToPath(new URL(path, import.meta.url));
+const TESTS = ['packages/*/src/**/*.test.ts', 'examples/*/src/**/*.test.ts'];
+/** Tests that measure the server's responsiveness run alone, after the others, so no other test's load counts against it. */
+const ISOLATED = ['packages/*/src/**/*.isolated.test.ts', 'examples/*/src/**/*.isolated.test.ts'];
 
 export default defineConfig({
   resolve: {
@@ -16,10 +19,13 @@ export default defineConfig({
     ],
   },
   test: {
-    include: ['packages/*/src/**/*.test.ts', 'examples/*/src/**/*.test.ts'],
     testTimeout: 30_000,
     hookTimeout: 30_000,
     // CI reads a machine-readable copy of the results to print one summary line per Node version.
     reporters: process.env.VITEST_JSON_REPORT ? ['default', ['json', { outputFile: process.env.VITEST_JSON_REPORT }]] : ['default'],
+    projects: [
+      { extends: true, test: { name: 'tests', include: TESTS, exclude: ISOLATED } },
+      { extends: true, test: { name: 'isolated', include: ISOLATED, fileParallelism: false, sequence: { groupOrder: 1 } } },
+    ],
   },
 });

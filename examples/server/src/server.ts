@@ -143,6 +143,9 @@ export async function startServer(config: ServerConfig, options: { logger?: Erro
     ...(options.logger && { onError: storageErrorLog(options.logger, secrets) }),
   });
   const models = modelsFor(config);
+  // Node loads its fetch implementation on first use (tens of milliseconds on one thread): now, not
+  // during the first request that calls a model.
+  new Headers();
   let mcp: McpToolProvider | undefined;
   try {
     mcp = Object.keys(config.mcpServers).length ? await mcpTools(config.mcpServers) : undefined;

@@ -1,5 +1,6 @@
 import { InvalidInputError } from '../errors/invalid-input-error.js';
 import { jsonDepth } from '../json-depth.js';
+import { jsonLength } from '../json-length.js';
 import { answerDemand } from './answer-demand.js';
 
 /** Largest JSON Schema a run may bring, in characters of its JSON text. */
@@ -70,8 +71,9 @@ function checkPatterns(schema: unknown): void {
 export function readJsonFormat(jsonFormat: unknown, maxOutputTokens: number): JsonFormat {
   const schema = parse(jsonFormat);
   if (jsonDepth(schema, MAX_JSON_FORMAT_DEPTH) > MAX_JSON_FORMAT_DEPTH) throw invalidFormat(`json_format is nested more than ${MAX_JSON_FORMAT_DEPTH} levels deep`);
+  // Measured before it is written out: an object schema can be as large as the request body.
+  if (jsonLength(schema, MAX_JSON_FORMAT_LENGTH) > MAX_JSON_FORMAT_LENGTH) throw invalidFormat(`json_format must be at most ${MAX_JSON_FORMAT_LENGTH} characters`);
   const text = JSON.stringify(schema);
-  if (text.length > MAX_JSON_FORMAT_LENGTH) throw invalidFormat(`json_format must be at most ${MAX_JSON_FORMAT_LENGTH} characters`);
   checkPatterns(schema);
   const cap = maxOutputTokens * ANSWER_CHARS_PER_TOKEN;
   const demand = answerDemand(schema, cap);

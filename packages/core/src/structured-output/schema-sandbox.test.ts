@@ -54,6 +54,11 @@ describe('SchemaSandbox', () => {
     expect(await sandbox.validate('a', invoice('ssn'), { ssn: 'x' })).toStrictEqual({ ok: true });
   });
 
+  test('a schema that refers to itself without end is refused, not a crash', async () => {
+    const error = await rejection(sandbox.validate('acme', text({ $ref: '#' }), 'x'));
+    expect([error.code, error.details]).toStrictEqual(['invalid_input', { json_format: { message: 'json_format cannot be checked: it refers back to itself without end', path: ['json_format'] } }]);
+  });
+
   test('draft 2020-12 schemas are understood', async () => {
     const tuple = text({ $schema: 'https://json-schema.org/draft/2020-12/schema', type: 'array', prefixItems: [{ type: 'string' }], items: false });
     expect(await sandbox.validate('acme', tuple, ['x'])).toStrictEqual({ ok: true });

@@ -54,8 +54,11 @@ let cachedChars = 0;
 /** @param {string} message */
 const clip = (message) => (message.length > MAX_MESSAGE ? `${message.slice(0, MAX_MESSAGE)}...` : message);
 
+const ENDLESS = 'json_format cannot be checked: it refers back to itself without end';
+
 /** @param {Error} error */
 function compileFailure(error) {
+  if (error instanceof RangeError) return ENDLESS;
   if (error.message.startsWith('error parsing regexp')) {
     return `json_format has a pattern this server cannot run (patterns run on a linear-time engine, without lookaround or backreferences): ${clip(error.message)}`;
   }
@@ -109,7 +112,15 @@ export default function schemaTask(task) {
   const found = compiled(task.key, task.text);
   if ('refused' in found) return { ok: false, refused: found.refused };
   if (task.kind === 'compile') return { ok: true };
-  if (found.validate(task.value)) return { ok: true };
+  let valid;
+  try {
+    valid = found.validate(task.value);
+  } catch (error) {
+    // A `$ref` back to the schema itself, with nothing in between that consumes the value.
+    if (error instanceof RangeError) return { ok: false, refused: ENDLESS };
+    throw error;
+  }
+  if (valid) return { ok: true };
   const errors = found.validate.errors ?? [];
   return { ok: false, mismatch: clip(errors.map((e) => `${e.instancePath || '/'} ${e.message}`).join('; ')) };
 }
