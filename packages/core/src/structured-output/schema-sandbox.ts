@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import { availableParallelism } from 'node:os';
 import { Piscina } from 'piscina';
 import { AgentHostError } from '../errors/agenthost-error.js';
 import { InvalidInputError } from '../errors/invalid-input-error.js';
@@ -7,7 +8,7 @@ import { RateLimitedError } from '../errors/rate-limited-error.js';
 
 /** Bounds of the {@link SchemaSandbox}. */
 export interface SchemaSandboxOptions {
-  /** Worker threads that compile and check schemas (default 2). */
+  /** Worker threads that compile and check schemas (default: one less than the cores, 1 to 2). */
   threads?: number;
   /** Heap of each worker thread, in MB; a task that needs more fails alone (default 96). */
   memoryMb?: number;
@@ -54,8 +55,10 @@ export class SchemaSandbox {
     this.#pool = new Piscina({
       filename: new URL('./schema-worker.mjs', import.meta.url).href,
       minThreads: 0,
-      maxThreads: options.threads ?? 2,
+      maxThreads: options.threads ?? Math.min(2, Math.max(1, availableParallelism() - 1)),
       idleTimeout: 30_000,
+      // Below the request thread in the scheduler's eyes, so that compiling never delays answers.
+      niceIncrement: 10,
       resourceLimits: { maxOldGenerationSizeMb: memory, maxYoungGenerationSizeMb: Math.max(4, Math.round(memory / 8)), stackSizeMb: 4 },
     });
   }
