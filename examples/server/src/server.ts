@@ -196,6 +196,7 @@ export async function startServer(config: ServerConfig, options: { logger?: Erro
     trustProxy: config.trustProxy,
     corsOrigins: config.corsOrigins,
     rateLimit: {
+      keySecret: secret,
       ...(config.rateLimitPerMinute > 0 && { perKey: { limit: config.rateLimitPerMinute, windowMs: 60_000 } }),
       ...(config.authFailureLimit > 0 && { failedAuth: { limit: config.authFailureLimit, windowMs: 15 * 60_000 } }),
       // On Redis the counters are shared, so a key's limit holds across every server.
