@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 import { parseArgs } from 'node:util';
 import { AgentHostError, ApiKeyService, type ApiKeyInfo, type ApiKeyScope } from '@agenthost/core';
-import { openStore } from '@agenthost/storage';
+import { loadDeploymentSecret, openStore } from '@agenthost/storage';
 import { ConfigError, loadConfig } from './config.js';
 
 const HELP = `agenthost: manage the API keys kept in the store (the same AGENTHOST_STORE and
@@ -48,8 +48,9 @@ try {
 if (config.store === 'memory') fail('AGENTHOST_STORE=memory keeps nothing between processes; point it at the store your servers use', 2);
 
 const opened = await openStore(config.store, { namespace: config.storeNamespace }).catch((error: Error) => fail(error.message));
-const keys = new ApiKeyService({ store: opened.store });
 try {
+  // The servers' secret: keys made under another one would not be found by them.
+  const keys = new ApiKeyService({ store: opened.store, secret: config.secret ?? (await loadDeploymentSecret(opened.store)) });
   if (command === 'create') {
     if (!values.account) fail('keys create needs --account <account>', 2);
     const scopes = values.scopes?.split(',').map((s) => s.trim()) as ApiKeyScope[] | undefined;

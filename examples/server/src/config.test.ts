@@ -17,6 +17,7 @@ describe('loadConfig', () => {
       mcpServers: {},
       store: 'sqlite://./.agenthost/agenthost.sqlite',
       storeNamespace: 'agenthost',
+      secret: undefined,
       runWaitMs: 30_000,
       unsafeDisableLocks: false,
       rateLimitPerMinute: 600,
@@ -53,6 +54,7 @@ describe('loadConfig', () => {
         AGENTHOST_MCP_SERVERS: JSON.stringify({ files: { command: 'npx', args: ['-y', 'some-mcp-server'] }, docs: { url: 'https://mcp.example.com/mcp', headers: { Authorization: 'Bearer x' } } }),
         AGENTHOST_RUN_WAIT_MS: '5000',
         AGENTHOST_STORE_NAMESPACE: 'blue-deploy',
+        AGENTHOST_SECRET: 'a-deployment-secret-of-32-chars!',
         AGENTHOST_MAX_INPUT_CHARS: '1000',
         AGENTHOST_RATE_LIMIT: '0',
         AGENTHOST_AUTH_FAILURE_LIMIT: '5',
@@ -89,6 +91,7 @@ describe('loadConfig', () => {
       mcpServers: { files: { command: 'npx', args: ['-y', 'some-mcp-server'] }, docs: { url: 'https://mcp.example.com/mcp', headers: { Authorization: 'Bearer x' } } },
       store: 'redis://127.0.0.1:6379/2',
       storeNamespace: 'blue-deploy',
+      secret: 'a-deployment-secret-of-32-chars!',
       runWaitMs: 5000,
       unsafeDisableLocks: false,
       rateLimitPerMinute: 0,
@@ -122,6 +125,7 @@ describe('loadConfig', () => {
         AGENTHOST_STORE: 'mysql://x',
         AGENTHOST_RUN_WAIT_MS: '0',
         AGENTHOST_UNSAFE_DISABLE_LOCKS: 'yes',
+        AGENTHOST_SECRET: 'too-short-secret-value',
       });
     } catch (e) {
       error = e;
@@ -134,12 +138,13 @@ describe('loadConfig', () => {
       'AGENTHOST_API_KEYS: entry 3: the account must be 1-64 characters of letters, digits, ".", "_" or "-"',
       'AGENTHOST_BODY_LIMIT: must be a size such as 1048576, 512kb or 1mb',
       'AGENTHOST_STORE: must be "memory" or a sqlite://, redis://, rediss:// or postgres:// location',
+      'AGENTHOST_SECRET: must be at least 32 characters',
       'AGENTHOST_RUN_WAIT_MS: must be at least 1',
       'AGENTHOST_UNSAFE_DISABLE_LOCKS: must be "true" or "false"',
       'OPENAI_BASE_URL: must be an http(s) URL, e.g. http://127.0.0.1:11434/v1',
       'OPENAI_API: must be "responses" or "chat"',
     ]);
-    expect((error as Error).message).not.toMatch(/short-secret|nocolon-secret|key-0123456789abcdef/);
+    expect((error as Error).message).not.toMatch(/short-secret|nocolon-secret|key-0123456789abcdef|too-short-secret-value/);
   });
 
   test.each([

@@ -1,3 +1,4 @@
+import { MIN_SECRET_LENGTH } from '@agenthost/core';
 import type { McpServerConfig } from '@agenthost/tools';
 import { z } from 'zod';
 
@@ -28,6 +29,11 @@ export interface ServerConfig {
   store: string;
   /** Prefix of every stored key, so deployments can share one database. */
   storeNamespace: string;
+  /**
+   * The deployment secret under which storage names derived from API keys are hashed; `undefined`
+   * means "use the one kept in the store, made there on first start".
+   */
+  secret: string | undefined;
   /** How long a run waits for an earlier run of the same session, in ms. */
   runWaitMs: number;
   /** Cross-process locks off: loses writes when servers share a store. For tests and demos only. */
@@ -162,6 +168,7 @@ const envSchema = z.object({
     }),
   ).transform((s) => s ?? DEFAULT_STORE),
   AGENTHOST_STORE_NAMESPACE: optional(z.string().regex(/^[A-Za-z0-9_-]{1,64}$/, 'must be 1-64 characters of letters, digits, "_" or "-"')).transform((s) => s ?? 'agenthost'),
+  AGENTHOST_SECRET: optional(z.string().min(MIN_SECRET_LENGTH, `must be at least ${MIN_SECRET_LENGTH} characters`)),
   AGENTHOST_RUN_WAIT_MS: optional(z.coerce.number({ error: 'must be a number' }).int('must be a whole number').min(1, 'must be at least 1').max(600_000, 'must be at most 600000')).transform(
     (n) => n ?? 30_000,
   ),
@@ -220,6 +227,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     mcpServers: e.AGENTHOST_MCP_SERVERS as Record<string, McpServerConfig>,
     store: e.AGENTHOST_STORE,
     storeNamespace: e.AGENTHOST_STORE_NAMESPACE,
+    secret: e.AGENTHOST_SECRET,
     runWaitMs: e.AGENTHOST_RUN_WAIT_MS,
     unsafeDisableLocks: e.AGENTHOST_UNSAFE_DISABLE_LOCKS,
     rateLimitPerMinute: e.AGENTHOST_RATE_LIMIT,

@@ -73,11 +73,11 @@ describe('the standalone server', () => {
     await expect(fetch(`${server.url}/agents`)).rejects.toThrow();
   });
 
-  test('a bad setting exits 2 with a clear message and without echoing a key', async () => {
-    const r = run({ PORT: 'eighty', AGENTHOST_API_KEYS: 'alpha:tooshort' });
+  test('a bad setting exits 2 with a clear message and without echoing a key or the secret', async () => {
+    const r = run({ PORT: 'eighty', AGENTHOST_API_KEYS: 'alpha:tooshort', AGENTHOST_SECRET: 'secret-of-31-characters-exactly' });
     expect(await r.exited).toBe(2);
     expect(r.stderr()).toBe(
-      'agenthost: invalid configuration:\n  - PORT: must be a number\n  - AGENTHOST_API_KEYS: entry 1 (account "alpha"): the key must be at least 16 characters\nRun with --help for the list of settings.\n',
+      'agenthost: invalid configuration:\n  - PORT: must be a number\n  - AGENTHOST_API_KEYS: entry 1 (account "alpha"): the key must be at least 16 characters\n  - AGENTHOST_SECRET: must be at least 32 characters\nRun with --help for the list of settings.\n',
     );
     expect(r.stdout()).toBe('');
   });
@@ -85,6 +85,6 @@ describe('the standalone server', () => {
   test('--help lists the settings', async () => {
     const r = run({}, ['--help']);
     expect(await r.exited).toBe(0);
-    for (const name of ['PORT', 'HOST', 'AGENTHOST_API_KEYS', 'AGENTHOST_BODY_LIMIT', 'AGENTHOST_STORE', 'AGENTHOST_RUN_WAIT_MS', 'OPENAI_API_KEY', 'OPENAI_BASE_URL', 'OPENAI_API', 'OPENAI_MODELS']) expect(r.stdout()).toContain(`  ${name} `);
+    for (const name of ['PORT', 'HOST', 'AGENTHOST_API_KEYS', 'AGENTHOST_BODY_LIMIT', 'AGENTHOST_STORE', 'AGENTHOST_SECRET', 'AGENTHOST_RUN_WAIT_MS', 'OPENAI_API_KEY', 'OPENAI_BASE_URL', 'OPENAI_API', 'OPENAI_MODELS']) expect(r.stdout()).toContain(`  ${name} `);
   });
 });

@@ -20,6 +20,10 @@ Settings come from environment variables:
                         (default sqlite://./.agenthost/agenthost.sqlite)
   AGENTHOST_STORE_NAMESPACE
                         prefix of every stored key, to share one database (default agenthost)
+  AGENTHOST_SECRET      deployment secret, 32+ characters: storage names derived from API keys are
+                        keyed hashes under it (unset: one is made on first start and kept in the store).
+                        Give every server and the keys CLI the same one; changing it invalidates issued
+                        keys and restarts rate-limit counts
   AGENTHOST_RUN_WAIT_MS how long a run waits for an earlier run of its session (default 30000)
   AGENTHOST_RATE_LIMIT           requests per API key per minute (default 600; 0: no limit; shared on Redis)
   AGENTHOST_AUTH_FAILURE_LIMIT   failed authentications per client address per 15 minutes (default 30; 0: none)

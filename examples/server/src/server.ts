@@ -4,7 +4,7 @@ import type { AddressInfo } from 'node:net';
 import { AgentService, ApiKeyService, combineModels, echoModels, openAIModels, type ModelProvider } from '@agenthost/core';
 import { anyKey, answerClientErrors, createAgentRouter, createHealthRouter, createMetrics, metricsHandler, type AgentMetrics, type HealthOptions, failure, managedKeys, serialize, staticKeys, type ErrorLogger, type IdempotencyOptions, type KeyResolver, type RateLimitOptions } from '@agenthost/express';
 import { RedisStore } from 'rate-limit-redis';
-import { openStore, type OpenedStore } from '@agenthost/storage';
+import { loadDeploymentSecret, openStore, type OpenedStore } from '@agenthost/storage';
 import { builtinTools, combineTools, mcpTools, type McpToolProvider } from '@agenthost/tools';
 import cors from 'cors';
 import express from 'express';
@@ -133,6 +133,17 @@ function hostRequired(req: express.Request, res: express.Response, next: express
   res.writeHead(400, { 'Content-Type': 'application/json; charset=utf-8', 'Content-Length': Buffer.byteLength(body), 'Cache-Control': 'no-store', Connection: 'close' }).end(body);
 }
 
+/**
+ * The deployment secret (configured, else the one kept in the store, made there on first start), the
+ * managed keys hashed under it, and how many of those are not revoked.
+ */
+async function openKeys(config: ServerConfig, store: OpenedStore): Promise<{ secret: string; keys: ApiKeyService; managedKeyCount: number }> {
+  const secret = config.secret ?? (await loadDeploymentSecret(store.store));
+  const keys = new ApiKeyService({ store: store.store, secret });
+  const managedKeyCount = (await keys.listKeys()).filter((k) => !k.revoked_at).length;
+  return { secret, keys, managedKeyCount };
+}
+
 /** Starts the standalone server and resolves once it is listening. */
 export async function startServer(config: ServerConfig, options: { logger?: ErrorLogger; requestLog?: express.RequestHandler } = {}): Promise<RunningServer> {
   // Every secret of the configuration, and the development key once it is made: no log may hold one.
@@ -170,14 +181,14 @@ export async function startServer(config: ServerConfig, options: { logger?: Erro
     providerTimeoutMs: limits.providerTimeoutMs,
     maxRetries: limits.providerRetries,
   });
-  const keys = new ApiKeyService({ store: store.store });
-  let managedKeyCount: number;
+  let opened: Awaited<ReturnType<typeof openKeys>>;
   try {
-    managedKeyCount = (await keys.listKeys()).filter((k) => !k.revoked_at).length;
+    opened = await openKeys(config, store);
   } catch (error) {
     await Promise.all([store.close().catch(() => {}), mcp?.close().catch(() => {})]);
     throw error;
   }
+  const { keys, managedKeyCount, secret } = opened;
   // A development key only when nobody has any other way in.
   const devKey = config.apiKeys || managedKeyCount > 0 ? undefined : { account: 'default', key: `ah_dev_${randomBytes(24).toString('base64url')}` };
   if (devKey) secrets.push(devKey.key);
@@ -196,6 +207,7 @@ export async function startServer(config: ServerConfig, options: { logger?: Erro
     trustProxy: config.trustProxy,
     corsOrigins: config.corsOrigins,
     rateLimit: {
+      keySecret: secret,
       ...(config.rateLimitPerMinute > 0 && { perKey: { limit: config.rateLimitPerMinute, windowMs: 60_000 } }),
       ...(config.authFailureLimit > 0 && { failedAuth: { limit: config.authFailureLimit, windowMs: 15 * 60_000 } }),
       // On Redis the counters are shared, so a key's limit holds across every server.

@@ -3,8 +3,10 @@ export { DEFAULT_CONTEXT_WINDOW, DEFAULT_CONTEXT_WINDOWS, estimateTokens } from 
 export * from './errors/index.js';
 export { randomId, type IdGenerator, type IdKind } from './ids.js';
 export { API_KEY_SCOPES, type ApiKeyInfo, type ApiKeyRecord, type ApiKeyScope } from './keys/api-key-records.js';
-export { ApiKeyService, digestKey, type ApiKeyIdentity, type ApiKeyServiceOptions } from './keys/api-key-service.js';
+export { ApiKeyService, type ApiKeyIdentity, type ApiKeyServiceOptions } from './keys/api-key-service.js';
+export { MIN_SECRET_LENGTH, checkSecret, keyedHash, type KeyedHashPurpose } from './keys/keyed-hash.js';
 export type { ApiKeyStore } from './ports/api-key-store.js';
+export type { HostSecretStore } from './ports/host-secret-store.js';
 export type { IdempotencyRecord, IdempotencyStore } from './ports/idempotency-store.js';
 export { memoryIdempotencyStore, type MemoryIdempotencyOptions } from './idempotency/memory-idempotency-store.js';
 export { inProcessLocks } from './locks/in-process-locks.js';

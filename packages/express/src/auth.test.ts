@@ -1,5 +1,5 @@
 import { describe, expect, test } from 'vitest';
-import { ApiKeyService, digestKey } from '@agenthost/core';
+import { ApiKeyService, keyedHash } from '@agenthost/core';
 import { testClock } from '@agenthost/core/test';
 import { MemoryStore } from '@agenthost/storage';
 import { anyKey, managedKeys, staticKeys } from './auth.js';
@@ -26,11 +26,13 @@ describe('staticKeys', () => {
   });
 });
 
+const SECRET = 'a-deployment-secret-of-32-chars!';
+
 describe('managed keys', () => {
-  test('a key is shown once; the store keeps its digest and prefix; revoking refuses it at once', async () => {
+  test('a key is shown once; the store keeps its keyed hash and prefix; revoking refuses it at once', async () => {
     const store = new MemoryStore();
     const clock = testClock('2026-11-22T10:00:00.000Z');
-    const keys = new ApiKeyService({ store, now: clock, lastUsedResolutionMs: 60_000 });
+    const keys = new ApiKeyService({ store, secret: SECRET, now: clock, lastUsedResolutionMs: 60_000 });
     const { key, record } = await keys.createKey({ account: 'acme', name: 'ci', scopes: ['agents:read', 'agents:run'] });
     expect(key).toMatch(/^ah_[A-Za-z0-9_-]{32}$/);
     expect(record).toStrictEqual({
@@ -44,7 +46,7 @@ describe('managed keys', () => {
       revoked_at: null,
     });
     const stored = (await store.listKeys())[0]!;
-    expect([stored.digest, JSON.stringify(stored).includes(key)]).toStrictEqual([digestKey(key), false]);
+    expect([stored.digest, JSON.stringify(stored).includes(key)]).toStrictEqual([keyedHash(SECRET, 'api-key', key), false]);
 
     const resolve = managedKeys(keys);
     clock.advance(1_000);
@@ -62,14 +64,14 @@ describe('managed keys', () => {
   });
 
   test('bad requests for a key are input errors', async () => {
-    const keys = new ApiKeyService({ store: new MemoryStore() });
+    const keys = new ApiKeyService({ store: new MemoryStore(), secret: SECRET });
     await expect(keys.createKey({ account: 'has space' })).rejects.toMatchObject({ code: 'invalid_input', details: { account: { path: ['account'] } } });
     await expect(keys.createKey({ account: 'a', scopes: ['agents:admin' as never] })).rejects.toMatchObject({ code: 'invalid_input' });
     await expect(keys.createKey({ account: 'a', scopes: [] })).rejects.toMatchObject({ details: { scopes: { message: 'give at least one scope' } } });
   });
 
   test('anyKey tries configured keys, then managed ones', async () => {
-    const keys = new ApiKeyService({ store: new MemoryStore() });
+    const keys = new ApiKeyService({ store: new MemoryStore(), secret: SECRET });
     const { key } = await keys.createKey({ account: 'managed' });
     const resolve = anyKey(staticKeys([{ account: 'configured', key: 'configured-key-0123456789' }]), managedKeys(keys));
     expect((await resolve('configured-key-0123456789'))?.accountId).toBe('configured');

@@ -1,4 +1,5 @@
-import { createHash } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
+import { checkSecret, keyedHash } from '@agenthost/core';
 import type { Request, RequestHandler, Response } from 'express';
 import { ipKeyGenerator, rateLimit, type Store } from 'express-rate-limit';
 import { failure, serialize } from './envelope.js';
@@ -20,6 +21,13 @@ export interface RateLimitOptions {
    * `rate-limit-redis`) so a limit holds across them. Default: each server counts in its memory.
    */
   store?: (limiter: 'key' | 'auth') => Store;
+  /**
+   * The deployment secret (32+ characters) under which a key's counter is named (`keyedHash`), so
+   * that whoever can list the counter store's names cannot test guesses of a key. Required with
+   * `store` and `perKey`: every server sharing the counters must name a key's counter alike. Without
+   * a store, each router makes a random one.
+   */
+  keySecret?: string;
 }
 
 function refuse(message: string) {
@@ -65,10 +73,20 @@ export function failedAuthLimiter(options: RateLimitOptions): RequestHandler | u
   return limiter('auth', options.failedAuth, (req) => `auth:${ipKeyGenerator(req.ip ?? 'unknown')}`, 'Too many failed authentication attempts from this address; retry later', options.store);
 }
 
-/** The limiter of requests per API key (keyed by a digest of the key, never the key). */
+/**
+ * The limiter of requests per API key. A key's counter is named by the key's keyed hash under
+ * `keySecret`, never by the key or a bare digest of it.
+ * @throws TypeError with a shared `store` but no `keySecret`, or a `keySecret` under 32 characters.
+ */
 export function perKeyLimiter(options: RateLimitOptions): RequestHandler | undefined {
   if (!options.perKey) return undefined;
   check('perKey', options.perKey);
-  const key = (req: Request) => `key:${createHash('sha256').update(req.get('x-api-key') ?? '').digest('base64url')}`;
+  if (options.store && options.keySecret === undefined) {
+    throw new TypeError("createAgentRouter: rateLimit.keySecret is required with a shared counter store, so that every server names a key's counter alike");
+  }
+  // Counters in this process's memory are named for this process only: any secret will do.
+  const secret = options.keySecret ?? randomBytes(32).toString('base64url');
+  checkSecret(secret, 'createAgentRouter: rateLimit.keySecret');
+  const key = (req: Request) => `key:${keyedHash(secret, 'rate-limit', req.get('x-api-key') ?? '')}`;
   return limiter('key', options.perKey, key, 'Rate limit reached for this API key; retry later', options.store);
 }

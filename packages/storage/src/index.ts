@@ -1,3 +1,4 @@
+export { generateDeploymentSecret, loadDeploymentSecret } from './deployment-secret.js';
 export { KeyvStore, type KeyvStoreOptions } from './keyv-store.js';
 export { postgresLocks, type PostgresLocksOptions } from './locks/postgres-locks.js';
 export { redisLocks, type RedisLockClient, type RedisLocksOptions } from './locks/redis-locks.js';

@@ -1,7 +1,7 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { AgentHostError } from '@agenthost/core';
+import { AgentHostError, type ApiKeyRecord } from '@agenthost/core';
 import Keyv from 'keyv';
 import { afterAll, describe, expect, test } from 'vitest';
 import { KeyvStore } from './keyv-store.js';
@@ -55,6 +55,68 @@ describe('KeyvStore over Keyv\'s in-memory Map', () => {
       const error = await call().catch((e: unknown) => e);
       expect(AgentHostError.isInstance(error) && [error.code, error.message]).toStrictEqual(['storage_unavailable', 'Storage is unavailable; retry later']);
     }
+  });
+
+  describe('a key move cut short by a crash', () => {
+    const legacy = (): ApiKeyRecord => ({
+      key_id: 'key_moving',
+      account_id: 'acme',
+      name: null,
+      prefix: 'ah_abcdef',
+      digest: 'a'.repeat(64),
+      scopes: ['agents:read'],
+      created_at: '2026-01-01T00:00:00.000Z',
+      last_used_at: null,
+      revoked_at: null,
+    });
+    const to = 'K'.repeat(43);
+    const revoked = { ...legacy(), revoked_at: '2026-01-02T00:00:00.000Z' };
+
+    /** A store whose writes (`set` or `delete`) of keys starting with `prefix` fail while `crashAt.on`. */
+    function crashingStore(method: 'set' | 'delete', prefix: string) {
+      const map = new Map<string, unknown>();
+      const keyv = new Keyv({ store: map, throwOnErrors: true });
+      const crashAt = { on: false };
+      const original = keyv[method].bind(keyv) as (...args: unknown[]) => Promise<unknown>;
+      Object.assign(keyv, {
+        [method]: async (key: string, ...rest: unknown[]) => {
+          if (crashAt.on && key.startsWith(prefix)) throw new Error('the process died here');
+          return original(key, ...rest);
+        },
+      });
+      return { map, store: new KeyvStore(keyv), crashAt };
+    }
+
+    test('before it took effect: the record stays under its old digest, takes updates there, and the next move finishes', async () => {
+      const { map, store, crashAt } = crashingStore('set', 'apikey-id:');
+      await store.createKey(legacy());
+      crashAt.on = true;
+      await expect(store.moveKey('key_moving', legacy().digest, to)).rejects.toMatchObject({ code: 'storage_unavailable' });
+      crashAt.on = false;
+      expect([await store.findKeyByDigest(to), await store.findKeyByDigest(legacy().digest)]).toStrictEqual([undefined, legacy()]);
+      expect(await store.updateKey(revoked)).toBe(true);
+      expect([await store.listKeys(), await store.getKey('key_moving')]).toStrictEqual([[revoked], revoked]);
+      expect(await store.moveKey('key_moving', legacy().digest, to)).toBe(true);
+      expect([await store.findKeyByDigest(to), await store.findKeyByDigest(legacy().digest)]).toStrictEqual([{ ...revoked, digest: to }, undefined]);
+      expect(JSON.stringify([...map])).not.toContain(legacy().digest);
+    });
+
+    test('after it took effect: the record is under its new digest only, and the copy left behind is never read', async () => {
+      const { map, store, crashAt } = crashingStore('delete', `apikey:${legacy().digest}`);
+      await store.createKey(legacy());
+      crashAt.on = true;
+      await expect(store.moveKey('key_moving', legacy().digest, to)).rejects.toMatchObject({ code: 'storage_unavailable' });
+      expect([await store.findKeyByDigest(to), await store.findKeyByDigest(legacy().digest)]).toStrictEqual([{ ...legacy(), digest: to }, undefined]);
+      expect(await store.moveKey('key_moving', legacy().digest, to)).toBe(false);
+      expect(await store.updateKey(revoked)).toBe(true);
+      expect([await store.listKeys(), await store.getKey('key_moving'), await store.findKeyByDigest(legacy().digest)]).toStrictEqual([
+        [{ ...revoked, digest: to }],
+        { ...revoked, digest: to },
+        undefined,
+      ]);
+      // The stale copy is still there, unread: a crash at this point leaves it behind.
+      expect(map.get(`keyv:apikey:${legacy().digest}`)).toBeDefined();
+    });
   });
 
   test('a write the backend does not confirm is an error', async () => {

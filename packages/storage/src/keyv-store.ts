@@ -8,6 +8,7 @@ import {
   type AgentStore,
   type ApiKeyRecord,
   type ApiKeyStore,
+  type HostSecretStore,
   type IdempotencyRecord,
   type IdempotencyStore,
   type Lease,
@@ -48,6 +49,11 @@ export interface KeyvStoreOptions {
 // in the store's key space in clear.
 const digest = (...parts: string[]) => createHash('sha256').update(JSON.stringify(parts)).digest('base64url');
 const BATCH = 500;
+/** A key's digest: a keyed hash (base64url), or a bare SHA-256 (hex) of a record made before keyed hashes. */
+const KEY_DIGEST = /^(?:[A-Za-z0-9_-]{43}|[0-9a-f]{64})$/;
+/** Where a key record is, by id: the one place that says which digest the record is under. */
+const keyPointer = (keyId: string) => `apikey-id:${digest(keyId)}`;
+const HOST_SECRET = 'host-secret';
 
 /**
  * An {@link AgentStore} over any Keyv instance: Keyv's in-memory Map, SQLite, Redis, Postgres, or any
@@ -59,9 +65,10 @@ const BATCH = 500;
  * per agent an index of session ids. Reading the last N messages reads N + 1 keys whatever the
  * session's length, and listing an account reads its own agents only. A write stores the items first
  * and moves the count last, under a lock, so a failed write is invisible and a concurrent one cannot
- * overwrite it.
+ * overwrite it. A key record counts only under the digest its id points at, so moving it to another
+ * digest takes effect in one write; the deployment secret is created under a lock.
  */
-export class KeyvStore implements AgentStore, ApiKeyStore, IdempotencyStore {
+export class KeyvStore implements AgentStore, ApiKeyStore, IdempotencyStore, HostSecretStore {
   readonly #keyv: Keyv;
   readonly #locks: LockProvider;
   readonly #lockWaitMs: number;
@@ -243,10 +250,13 @@ export class KeyvStore implements AgentStore, ApiKeyStore, IdempotencyStore {
     return { session_id: session.sessionId, created_at: createdAt, updated_at: createdAt, n: 0, pos };
   }
 
+  // A key record is live only under the digest its id points at (`keyPointer`): moving a record to
+  // another digest then takes effect in one write, the pointer's, and a copy left by a move that was
+  // cut short is never read.
+
   async createKey(record: ApiKeyRecord): Promise<void> {
-    // The record is found by its digest (already a hash of a random key) and by its id.
     await this.#set(`apikey:${record.digest}`, record);
-    await this.#set(`apikey-id:${digest(record.key_id)}`, record.digest);
+    await this.#set(keyPointer(record.key_id), record.digest);
     await this.#locked('index:apikeys', async (lease) => {
       const n = await this.#count('apikeys:n');
       await this.#set(`apikeys:${n}`, record.digest);
@@ -256,28 +266,78 @@ export class KeyvStore implements AgentStore, ApiKeyStore, IdempotencyStore {
   }
 
   async findKeyByDigest(keyDigest: string): Promise<ApiKeyRecord | undefined> {
-    if (!/^[0-9a-f]{64}$/.test(keyDigest)) return undefined;
-    return this.#call(() => this.#keyv.get<ApiKeyRecord>(`apikey:${keyDigest}`));
+    if (!KEY_DIGEST.test(keyDigest)) return undefined;
+    const record = await this.#call(() => this.#keyv.get<ApiKeyRecord>(`apikey:${keyDigest}`));
+    if (!record) return undefined;
+    return (await this.#call(() => this.#keyv.get<string>(keyPointer(record.key_id)))) === keyDigest ? record : undefined;
   }
 
   async getKey(keyId: string): Promise<ApiKeyRecord | undefined> {
-    const keyDigest = await this.#call(() => this.#keyv.get<string>(`apikey-id:${digest(keyId)}`));
-    return keyDigest === undefined ? undefined : this.findKeyByDigest(keyDigest);
+    const keyDigest = await this.#call(() => this.#keyv.get<string>(keyPointer(keyId)));
+    return keyDigest === undefined ? undefined : this.#call(() => this.#keyv.get<ApiKeyRecord>(`apikey:${keyDigest}`));
   }
 
   async listKeys(): Promise<ApiKeyRecord[]> {
     const n = await this.#count('apikeys:n');
     const digests = await this.#getMany<string>(range(0, n).map((i) => `apikeys:${i}`));
     if (digests.some((d) => d === undefined)) throw new StorageUnavailableError({ message: 'The key index could not be read whole' });
-    const records = await this.#getMany<ApiKeyRecord>(digests.map((d) => `apikey:${d}`));
+    const ids = (await this.#getMany<ApiKeyRecord>(digests.map((d) => `apikey:${d}`))).flatMap((r) => (r ? [r.key_id] : []));
+    // Each record is read where its id points, which is where a move cut short left the live one.
+    const live = await this.#getMany<string>(ids.map(keyPointer));
+    const records = await this.#getMany<ApiKeyRecord>(live.flatMap((d) => (d === undefined ? [] : [`apikey:${d}`])));
     return records.filter((r): r is ApiKeyRecord => r !== undefined);
   }
 
   async updateKey(record: ApiKeyRecord): Promise<boolean> {
-    const key = `apikey:${record.digest}`;
-    if (!(await this.#call(() => this.#keyv.get(key)))) return false;
-    await this.#set(key, record);
-    return true;
+    let updated = false;
+    // Under the key's lock, so a move cannot carry the record away between the read and the write.
+    await this.#locked(`apikey:${digest(record.key_id)}`, async (lease) => {
+      const keyDigest = await this.#call(() => this.#keyv.get<string>(keyPointer(record.key_id)));
+      if (keyDigest === undefined || !(await this.#call(() => this.#keyv.get(`apikey:${keyDigest}`)))) return;
+      this.#stillHeld(lease);
+      await this.#set(`apikey:${keyDigest}`, { ...record, digest: keyDigest });
+      updated = true;
+    });
+    return updated;
+  }
+
+  async moveKey(keyId: string, from: string, to: string): Promise<boolean> {
+    let moved = false;
+    await this.#locked(`apikey:${digest(keyId)}`, async (lease) => {
+      if ((await this.#call(() => this.#keyv.get<string>(keyPointer(keyId)))) !== from) return;
+      const record = await this.#call(() => this.#keyv.get<ApiKeyRecord>(`apikey:${from}`));
+      if (!record) return;
+      await this.#set(`apikey:${to}`, { ...record, digest: to });
+      this.#stillHeld(lease);
+      // The move takes effect here; what follows removes what is left under `from`.
+      await this.#set(keyPointer(keyId), to);
+      moved = true;
+      const n = await this.#count('apikeys:n');
+      const position = (await this.#getMany<string>(range(0, n).map((i) => `apikeys:${i}`))).indexOf(from);
+      if (position >= 0) await this.#set(`apikeys:${position}`, to);
+      await this.#call(() => this.#keyv.delete(`apikey:${from}`));
+    });
+    return moved;
+  }
+
+  async getHostSecret(): Promise<string | undefined> {
+    return this.#call(() => this.#keyv.get<string>(HOST_SECRET));
+  }
+
+  async createHostSecret(candidate: string): Promise<string> {
+    let kept = candidate;
+    // Keyv has no create-if-absent: the lock (shared by every process on Redis and Postgres) makes
+    // the read and the write one step.
+    await this.#locked(HOST_SECRET, async (lease) => {
+      const existing = await this.getHostSecret();
+      if (existing !== undefined) {
+        kept = existing;
+        return;
+      }
+      this.#stillHeld(lease);
+      await this.#set(HOST_SECRET, candidate);
+    });
+    return kept;
   }
 
   async getIdempotency(key: string): Promise<IdempotencyRecord | undefined> {

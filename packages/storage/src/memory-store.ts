@@ -1,5 +1,19 @@
 import { memoryIdempotencyStore } from '@agenthost/core';
-import type { AgentPage, AgentRecord, AgentStore, ApiKeyRecord, ApiKeyStore, IdempotencyRecord, IdempotencyStore, MessageWindow, SessionInfo, SessionMessage, SessionPage, SessionRef } from '@agenthost/core';
+import type {
+  AgentPage,
+  AgentRecord,
+  AgentStore,
+  ApiKeyRecord,
+  ApiKeyStore,
+  HostSecretStore,
+  IdempotencyRecord,
+  IdempotencyStore,
+  MessageWindow,
+  SessionInfo,
+  SessionMessage,
+  SessionPage,
+  SessionRef,
+} from '@agenthost/core';
 
 interface StoredSession {
   info: SessionInfo;
@@ -15,7 +29,7 @@ interface StoredSession {
  * Every method finishes its work synchronously before its promise resolves, so appends never
  * interleave within the process.
  */
-export class MemoryStore implements AgentStore, ApiKeyStore, IdempotencyStore {
+export class MemoryStore implements AgentStore, ApiKeyStore, IdempotencyStore, HostSecretStore {
   readonly #agents = new Map<string, Map<string, AgentRecord>>();
   /** Per account: agent ids by position, `undefined` where one was deleted. */
   readonly #agentIndexes = new Map<string, (string | undefined)[]>();
@@ -148,9 +162,28 @@ export class MemoryStore implements AgentStore, ApiKeyStore, IdempotencyStore {
   }
 
   async updateKey(record: ApiKeyRecord): Promise<boolean> {
-    if (!this.#keys.has(record.key_id)) return false;
-    this.#keys.set(record.key_id, structuredClone(record));
+    const stored = this.#keys.get(record.key_id);
+    if (!stored) return false;
+    this.#keys.set(record.key_id, { ...structuredClone(record), digest: stored.digest });
     return true;
+  }
+
+  async moveKey(keyId: string, from: string, to: string): Promise<boolean> {
+    const stored = this.#keys.get(keyId);
+    if (stored?.digest !== from) return false;
+    stored.digest = to;
+    return true;
+  }
+
+  #hostSecret: string | undefined;
+
+  async getHostSecret(): Promise<string | undefined> {
+    return this.#hostSecret;
+  }
+
+  async createHostSecret(candidate: string): Promise<string> {
+    this.#hostSecret ??= candidate;
+    return this.#hostSecret;
   }
 
   readonly #idempotency = memoryIdempotencyStore();

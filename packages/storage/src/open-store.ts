@@ -1,6 +1,6 @@
 import { mkdir } from 'node:fs/promises';
 import { dirname } from 'node:path';
-import { inProcessLocks, type AgentStore, type ApiKeyStore, type IdempotencyStore, type LockProvider } from '@agenthost/core';
+import { inProcessLocks, type AgentStore, type ApiKeyStore, type HostSecretStore, type IdempotencyStore, type LockProvider } from '@agenthost/core';
 import { KeyvStore } from './keyv-store.js';
 import { postgresLocks } from './locks/postgres-locks.js';
 import { redisLocks, type RedisLockClient } from './locks/redis-locks.js';
@@ -13,8 +13,8 @@ export interface OpenedStore {
   kind: 'memory' | 'sqlite' | 'redis' | 'postgres';
   /** The location without any password, for logs and banners. */
   description: string;
-  /** Agents, conversations, API key records and idempotency records. */
-  store: AgentStore & ApiKeyStore & IdempotencyStore;
+  /** Agents, conversations, API key records, idempotency records and the generated deployment secret. */
+  store: AgentStore & ApiKeyStore & IdempotencyStore & HostSecretStore;
   /**
    * Locks that reach every process sharing this store: Redis and Postgres locks for those stores,
    * in-process locks for memory and SQLite (which are for a single process). Pass them to

@@ -12,7 +12,10 @@ export interface ApiKeyRecord {
   name: string | null;
   /** The first characters of the key, enough to recognise it, far too few to use it. */
   prefix: string;
-  /** SHA-256 of the key, hex. */
+  /**
+   * The keyed hash of the key (`keyedHash` under the deployment secret, base64url); a record made
+   * before keyed hashes has the key's bare SHA-256 (hex) until its next use moves it.
+   */
   digest: string;
   scopes: ApiKeyScope[];
   created_at: string;

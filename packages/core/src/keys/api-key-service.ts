@@ -4,6 +4,7 @@ import { NotFoundError } from '../errors/not-found-error.js';
 import type { ApiKeyStore } from '../ports/api-key-store.js';
 import { parseInput } from '../validation.js';
 import { API_KEY_SCOPES, type ApiKeyInfo, type ApiKeyRecord, type ApiKeyScope } from './api-key-records.js';
+import { checkSecret, keyedHash } from './keyed-hash.js';
 
 /** Who a request acts for, once its key is accepted. */
 export interface ApiKeyIdentity {
@@ -15,6 +16,11 @@ export interface ApiKeyIdentity {
 /** Options of {@link ApiKeyService}. */
 export interface ApiKeyServiceOptions {
   store: ApiKeyStore;
+  /**
+   * The deployment secret (at least 32 characters) under which keys are hashed for the store. Every
+   * server sharing the store needs the same one; under another secret no existing key is found.
+   */
+  secret: string;
   now?: () => Date;
   /** How stale `last_used_at` may get before a use writes it again, in ms (default 60 000). */
   lastUsedResolutionMs?: number;
@@ -34,25 +40,31 @@ const createKeySchema = z.object({
     .optional(),
 });
 
-/** The SHA-256 digest of a key, as stored. */
-export const digestKey = (key: string) => createHash('sha256').update(key, 'utf8').digest('hex');
+/** How keys were stored before keyed hashes: a bare SHA-256, hex. Read only to move such records. */
+const legacyDigest = (key: string) => createHash('sha256').update(key, 'utf8').digest('hex');
 
 const info = ({ digest: _, ...rest }: ApiKeyRecord): ApiKeyInfo => rest;
 
 /**
  * Issues, lists, revokes and checks API keys. A key is shown once, when it is made; the store keeps
- * only its SHA-256 digest and a short prefix. Keys carry scopes (`agents:read`, `agents:write`,
- * `agents:run`). Nothing is cached: a revoked key is refused by the next request on every server
- * sharing the store.
+ * only its keyed hash (HMAC-SHA256 under the deployment secret) and a short prefix. A record kept
+ * under a key's bare SHA-256, as before keyed hashes, is moved to the keyed hash on the key's next
+ * use. Keys carry scopes (`agents:read`, `agents:write`, `agents:run`). Nothing is cached: a revoked
+ * key is refused by the next request on every server sharing the store.
+ *
+ * @throws TypeError at creation without a store, or without a secret of 32+ characters.
  */
 export class ApiKeyService {
   readonly #store: ApiKeyStore;
+  readonly #secret: string;
   readonly #now: () => Date;
   readonly #resolution: number;
 
   constructor(options: ApiKeyServiceOptions) {
     if (!options?.store) throw new TypeError('ApiKeyService: options.store is required');
+    checkSecret(options.secret, 'ApiKeyService: options.secret');
     this.#store = options.store;
+    this.#secret = options.secret;
     this.#now = options.now ?? (() => new Date());
     this.#resolution = options.lastUsedResolutionMs ?? 60_000;
   }
@@ -70,7 +82,7 @@ export class ApiKeyService {
       account_id: account,
       name: name ?? null,
       prefix: key.slice(0, PREFIX_LENGTH),
-      digest: digestKey(key),
+      digest: this.#digest(key),
       scopes: [...new Set(scopes ?? API_KEY_SCOPES)],
       created_at: this.#now().toISOString(),
       last_used_at: null,
@@ -101,7 +113,8 @@ export class ApiKeyService {
   /** The identity of a valid key, or `null` for an unknown or revoked one. Notes the use. */
   async authenticate(key: string): Promise<ApiKeyIdentity | null> {
     if (typeof key !== 'string' || !key.startsWith(KEY_PREFIX) || key.length > 200) return null;
-    const record = await this.#store.findKeyByDigest(digestKey(key));
+    const digest = this.#digest(key);
+    const record = (await this.#store.findKeyByDigest(digest)) ?? (await this.#findLegacy(key, digest));
     if (!record || record.revoked_at) return null;
     const now = this.#now();
     if (!record.last_used_at || now.getTime() - Date.parse(record.last_used_at) >= this.#resolution) {
@@ -109,5 +122,20 @@ export class ApiKeyService {
       void this.#store.updateKey({ ...record, last_used_at: now.toISOString() }).catch(() => {});
     }
     return { accountId: record.account_id, scopes: record.scopes, keyId: record.key_id };
+  }
+
+  #digest(key: string): string {
+    return keyedHash(this.#secret, 'api-key', key);
+  }
+
+  /** A record still under the key's bare digest, which is then moved to `digest` (its keyed hash). */
+  async #findLegacy(key: string, digest: string): Promise<ApiKeyRecord | undefined> {
+    const legacy = legacyDigest(key);
+    const record = await this.#store.findKeyByDigest(legacy);
+    // Another server may have moved the record between the two lookups: then it is under `digest` now.
+    if (!record) return this.#store.findKeyByDigest(digest);
+    // Best effort: the record was found, so a failed move must not refuse the key; the next use retries.
+    await this.#store.moveKey(record.key_id, legacy, digest).catch(() => {});
+    return record;
   }
 }

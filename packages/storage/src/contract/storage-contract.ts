@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
-import type { AgentRecord, AgentStore, ApiKeyRecord, ApiKeyStore, IdempotencyStore, SessionMessage, SessionRef } from '@agenthost/core';
+import type { AgentRecord, AgentStore, ApiKeyRecord, ApiKeyStore, HostSecretStore, IdempotencyStore, SessionMessage, SessionRef } from '@agenthost/core';
 
 /** The parts of a test framework the suite needs; vitest, jest and `node:test` all provide them. */
 export interface TestApi {
@@ -33,6 +33,28 @@ function agent(id: string, name = 'Agent', at = '2026-01-01T00:00:00.000Z'): Age
     updated_at: at,
   };
 }
+
+/** A key record under a bare SHA-256 (hex), as keys were stored before keyed hashes. */
+function keyRecord(i: number): ApiKeyRecord {
+  return {
+    key_id: unique('key'),
+    account_id: `acct-${i}`,
+    name: i ? null : 'ci',
+    prefix: 'ah_abcdef',
+    digest: createHash('sha256').update(unique('secret')).digest('hex'),
+    scopes: ['agents:read', 'agents:run'],
+    created_at: '2026-01-01T00:00:00.000Z',
+    last_used_at: null,
+    revoked_at: null,
+  };
+}
+
+/** A stand-in for a keyed hash: 43 base64url characters. */
+const keyedDigest = () => createHash('sha256').update(unique('keyed')).digest('base64url');
+
+/** The store's optional ports, or `undefined` when it lacks them. */
+const keysOf = (store: AgentStore) => ((store as Partial<ApiKeyStore>).createKey ? (store as AgentStore & ApiKeyStore) : undefined);
+const secretsOf = (store: AgentStore) => ((store as Partial<HostSecretStore>).createHostSecret ? (store as AgentStore & HostSecretStore) : undefined);
 
 function turn(i: number): SessionMessage[] {
   return [
@@ -252,21 +274,9 @@ export function storageContractTests(
     },
 
     'API key records are found by digest and by id, listed, updated, and never shared': async (s) => {
-      const store = s as AgentStore & Partial<ApiKeyStore>;
-      if (!store.createKey) return;
-      const keys = store as AgentStore & ApiKeyStore;
-      const record = (i: number): ApiKeyRecord => ({
-        key_id: unique('key'),
-        account_id: `acct-${i}`,
-        name: i ? null : 'ci',
-        prefix: 'ah_abcdef',
-        digest: createHash('sha256').update(unique('secret')).digest('hex'),
-        scopes: ['agents:read', 'agents:run'],
-        created_at: '2026-01-01T00:00:00.000Z',
-        last_used_at: null,
-        revoked_at: null,
-      });
-      const [a, b] = [record(0), record(1)];
+      const keys = keysOf(s);
+      if (!keys) return;
+      const [a, b] = [keyRecord(0), keyRecord(1)];
       await keys.createKey(a);
       await keys.createKey(b);
       assert.deepStrictEqual(await keys.findKeyByDigest(a.digest), a);
@@ -277,7 +287,57 @@ export function storageContractTests(
       const revoked = { ...a, revoked_at: '2026-01-02T00:00:00.000Z' };
       assert.equal(await keys.updateKey(revoked), true);
       assert.deepStrictEqual(await keys.findKeyByDigest(a.digest), revoked);
-      assert.equal(await keys.updateKey(record(2)), false);
+      assert.equal(await keys.updateKey(keyRecord(2)), false);
+    },
+
+    'a key record moves to another digest: found, listed and updated there only': async (s) => {
+      const keys = keysOf(s);
+      if (!keys) return;
+      const [a, b] = [keyRecord(0), keyRecord(1)];
+      await keys.createKey(a);
+      await keys.createKey(b);
+      const to = keyedDigest();
+      assert.equal(await keys.moveKey(a.key_id, a.digest, to), true);
+      const moved = { ...a, digest: to };
+      assert.equal(await keys.findKeyByDigest(a.digest), undefined);
+      assert.deepStrictEqual(await keys.findKeyByDigest(to), moved);
+      assert.deepStrictEqual(await keys.getKey(a.key_id), moved);
+      assert.deepStrictEqual(await keys.listKeys(), [moved, b]);
+      // Nothing more to move: a repeated move, an unknown id, or a record not under `from`.
+      assert.equal(await keys.moveKey(a.key_id, a.digest, keyedDigest()), false);
+      assert.equal(await keys.moveKey('key_missing', a.digest, keyedDigest()), false);
+      assert.equal(await keys.moveKey(b.key_id, a.digest, keyedDigest()), false);
+      assert.deepStrictEqual(await keys.listKeys(), [moved, b]);
+      // An update made from a copy read before the move lands on the moved record and keeps its digest.
+      assert.equal(await keys.updateKey({ ...a, revoked_at: '2026-01-02T00:00:00.000Z' }), true);
+      assert.deepStrictEqual(await keys.findKeyByDigest(to), { ...moved, revoked_at: '2026-01-02T00:00:00.000Z' });
+      assert.equal(await keys.findKeyByDigest(a.digest), undefined);
+    },
+
+    'concurrent moves and a revocation of one key record lose nothing': async (s) => {
+      const keys = keysOf(s);
+      if (!keys) return;
+      const a = keyRecord(0);
+      await keys.createKey(a);
+      const to = keyedDigest();
+      const revoked = { ...a, revoked_at: '2026-01-02T00:00:00.000Z' };
+      const results = await Promise.all([...Array.from({ length: 5 }, () => keys.moveKey(a.key_id, a.digest, to)), keys.updateKey(revoked)]);
+      assert.deepStrictEqual(results.slice(0, 5).filter(Boolean), [true]);
+      assert.equal(results[5], true);
+      assert.deepStrictEqual(await keys.listKeys(), [{ ...revoked, digest: to }]);
+      assert.equal(await keys.findKeyByDigest(a.digest), undefined);
+    },
+
+    'the host secret is absent until created; the first one created is kept': async (s) => {
+      const secrets = secretsOf(s);
+      if (!secrets) return;
+      assert.equal(await secrets.getHostSecret(), undefined);
+      const candidates = Array.from({ length: 10 }, () => unique('secret'));
+      const kept = await Promise.all(candidates.map((c) => secrets.createHostSecret(c)));
+      assert.equal(new Set(kept).size, 1);
+      assert.ok(candidates.includes(kept[0]!));
+      assert.equal(await secrets.createHostSecret(unique('later')), kept[0]);
+      assert.equal(await secrets.getHostSecret(), kept[0]);
     },
 
     'idempotency records read back until their time is up, and can be deleted': async (s) => {
@@ -337,6 +397,31 @@ export function storageContractTests(
       for (let j = 0; j < history.length; j += 2) {
         const i = Number(history[j]!.content.replace('question ', ''));
         assert.deepStrictEqual(history.slice(j, j + 2), turn(i), `turn at ${j} is not whole`);
+      }
+    };
+  }
+
+  if (options.sharesData) {
+    cases['two stores on the same data: racing creations of the host secret keep one'] = async (store, peer) => {
+      const [one, other] = [secretsOf(store), secretsOf(await peer())];
+      if (!one || !other) return;
+      const kept = await Promise.all(Array.from({ length: 10 }, (_, i) => (i % 2 ? other : one).createHostSecret(unique('secret'))));
+      assert.equal(new Set(kept).size, 1);
+      assert.deepStrictEqual([await one.getHostSecret(), await other.getHostSecret()], [kept[0], kept[0]]);
+    };
+    cases['two stores on the same data: moves and a revocation of one key record across both lose nothing'] = async (store, peer) => {
+      const [one, other] = [keysOf(store), keysOf(await peer())];
+      if (!one || !other) return;
+      const a = keyRecord(0);
+      await one.createKey(a);
+      const to = keyedDigest();
+      const revoked = { ...a, revoked_at: '2026-01-02T00:00:00.000Z' };
+      const moves = Array.from({ length: 6 }, (_, i) => (i % 2 ? other : one).moveKey(a.key_id, a.digest, to));
+      const results = await Promise.all([...moves, other.updateKey(revoked)]);
+      assert.deepStrictEqual(results.slice(0, 6).filter(Boolean), [true]);
+      for (const keys of [one, other]) {
+        assert.deepStrictEqual(await keys.listKeys(), [{ ...revoked, digest: to }]);
+        assert.equal(await keys.findKeyByDigest(a.digest), undefined);
       }
     };
   }
