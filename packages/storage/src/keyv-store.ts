@@ -293,9 +293,10 @@ export class KeyvStore implements AgentStore, ApiKeyStore, IdempotencyStore, Hos
     // Under the key's lock, so a move cannot carry the record away between the read and the write.
     await this.#locked(`apikey:${digest(record.key_id)}`, async (lease) => {
       const keyDigest = await this.#call(() => this.#keyv.get<string>(keyPointer(record.key_id)));
-      if (keyDigest === undefined || !(await this.#call(() => this.#keyv.get(`apikey:${keyDigest}`)))) return;
+      const stored = keyDigest === undefined ? undefined : await this.#call(() => this.#keyv.get<ApiKeyRecord>(`apikey:${keyDigest}`));
+      if (!stored) return;
       this.#stillHeld(lease);
-      await this.#set(`apikey:${keyDigest}`, { ...record, digest: keyDigest });
+      await this.#set(`apikey:${keyDigest}`, { ...record, digest: keyDigest!, revoked_at: stored.revoked_at ?? record.revoked_at });
       updated = true;
     });
     return updated;

@@ -164,7 +164,7 @@ export class MemoryStore implements AgentStore, ApiKeyStore, IdempotencyStore, H
   async updateKey(record: ApiKeyRecord): Promise<boolean> {
     const stored = this.#keys.get(record.key_id);
     if (!stored) return false;
-    this.#keys.set(record.key_id, { ...structuredClone(record), digest: stored.digest });
+    this.#keys.set(record.key_id, { ...structuredClone(record), digest: stored.digest, revoked_at: stored.revoked_at ?? record.revoked_at });
     return true;
   }
 

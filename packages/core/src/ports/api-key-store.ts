@@ -21,7 +21,9 @@ export interface ApiKeyStore {
   listKeys(): Promise<ApiKeyRecord[]>;
   /**
    * Replaces the key record with the same `key_id` (revocation, last use), wherever its digest now
-   * is: the stored digest is kept, whatever `record.digest` says. `false` when there is none with its id.
+   * is: the stored digest is kept, whatever `record.digest` says, and so is a stored `revoked_at`
+   * (revocation is final: a write from a copy read before it, such as noting a use, never lifts it).
+   * `false` when there is none with its id.
    */
   updateKey(record: ApiKeyRecord): Promise<boolean>;
   /**

@@ -288,6 +288,9 @@ export function storageContractTests(
       assert.equal(await keys.updateKey(revoked), true);
       assert.deepStrictEqual(await keys.findKeyByDigest(a.digest), revoked);
       assert.equal(await keys.updateKey(keyRecord(2)), false);
+      // A write made from a copy read before the revocation (noting a use) never lifts it.
+      assert.equal(await keys.updateKey({ ...a, last_used_at: '2026-01-03T00:00:00.000Z' }), true);
+      assert.deepStrictEqual(await keys.findKeyByDigest(a.digest), { ...revoked, last_used_at: '2026-01-03T00:00:00.000Z' });
     },
 
     'a key record moves to another digest: found, listed and updated there only': async (s) => {
