@@ -73,6 +73,20 @@ const references = fc
   )
   .map((schema) => ({ schema, input: 'x' }));
 
+/** One definition referred to from many places (which a validator that inlines references copies at each), and references of any text. */
+const referring = fc.oneof(
+  fc.record({ width: fc.integer({ min: 10, max: 60 }), uses: fc.integer({ min: 10, max: 1_000 }) }).map(({ width, uses }) => ({
+    schema: {
+      $defs: { L: { type: 'object', properties: Object.fromEntries(Array.from({ length: width }, (_, i) => [`q${i}`, { type: 'string', maxLength: 9 }])) } },
+      type: 'object',
+      properties: Object.fromEntries(Array.from({ length: uses }, (_, i) => [`p${i}`, { $ref: '#/$defs/L' }])),
+    },
+    input: 'x',
+  })),
+  fc.string({ maxLength: 40 }).map((ref) => ({ schema: { type: 'object', properties: { a: { $ref: ref } }, required: ['a'] }, input: 'x' })),
+  fc.string({ maxLength: 40 }).map((ref) => ({ schema: { $ref: `#/${ref}`, $defs: { [ref]: { type: 'string' } } }, input: 'x' })),
+);
+
 /** Enums near the size limit, and many alternatives. */
 const wide = fc
   .record({ n: fc.integer({ min: 100, max: 3_000 }), kind: fc.constantFrom('enum', 'anyOf', 'oneOf') })
@@ -81,7 +95,7 @@ const wide = fc
     return { schema: { [kind]: Array.from({ length: Math.min(n, 600) }, (_, i) => ({ type: 'object', properties: { [`k${i}`]: { const: i } }, required: [`k${i}`] })) }, input: 'x' };
   });
 
-const hostile = fc.record({ account: fc.constantFrom<'a' | 'b'>('a', 'b'), asText: fc.boolean(), run: fc.oneof(patterns, multiplying, references, wide) });
+const hostile = fc.record({ account: fc.constantFrom<'a' | 'b'>('a', 'b'), asText: fc.boolean(), run: fc.oneof(patterns, multiplying, references, referring, wide) });
 
 async function metric(name: string): Promise<number> {
   const text = await (await fetch(`${origin}/metrics`)).text();

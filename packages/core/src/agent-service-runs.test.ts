@@ -1,4 +1,4 @@
-import { APICallError, type LanguageModelV3StreamPart } from '@ai-sdk/provider';
+import { APICallError, type LanguageModelV3StreamPart, type LanguageModelV3Usage } from '@ai-sdk/provider';
 import { MemoryStore } from '@agenthost/storage';
 import { RetryError, tool } from 'ai';
 import { MockLanguageModelV3, convertArrayToReadableStream } from 'ai/test';
@@ -230,7 +230,12 @@ describe('streamAgent', () => {
 describe('streamed steps the provider did not finish', () => {
   const NO_FINISH = "The provider's stream ended without reporting why it stopped; it was not a complete answer stream";
   const text = (delta: string): LanguageModelV3StreamPart[] => [{ type: 'text-start', id: 't' }, { type: 'text-delta', id: 't', delta }, { type: 'text-end', id: 't' }];
-  const finish = (unified: 'stop' | 'other' | 'error', raw: string | undefined, u = usage(5, 1)): LanguageModelV3StreamPart => ({ type: 'finish', finishReason: { unified, raw }, usage: u });
+  const finish = (unified: 'stop' | 'other' | 'error', raw: string | undefined, u: LanguageModelV3Usage = usage(5, 1)): LanguageModelV3StreamPart => ({ type: 'finish', finishReason: { unified, raw }, usage: u });
+  /** What the AI SDK makes of a stream that ended without the provider's finish: no reason, no usage. */
+  const noUsage: LanguageModelV3Usage = {
+    inputTokens: { total: undefined, noCache: undefined, cacheRead: undefined, cacheWrite: undefined },
+    outputTokens: { total: undefined, text: undefined, reasoning: undefined },
+  };
   const answering = (...answer: LanguageModelV3StreamPart[]) => new MockLanguageModelV3({ doStream: async () => ({ stream: convertArrayToReadableStream(answer) }) });
   let added = 0;
   const calculator = staticTools({
@@ -261,7 +266,7 @@ describe('streamed steps the provider did not finish', () => {
 
   test.each<[string, LanguageModelV3StreamPart[], string[], string]>([
     ['a stream that stops without a finish', text('partial'), ['partial'], NO_FINISH],
-    ['a finish the provider gave no reason for', [finish('other', undefined)], [], NO_FINISH],
+    ['a finish the provider gave neither a reason nor usage for', [finish('other', undefined, noUsage)], [], NO_FINISH],
     ['a finish in error', [...text('partial'), finish('error', 'error')], ['partial'], "The provider's stream ended in an error (raw finish reason: error)"],
   ])('%s is a provider_error like a plain run; nothing is stored and the session is free', async (_, answer, deltas, cause) => {
     const { svc, agent_id, events, error } = await streamRun(answering(...answer));
@@ -275,7 +280,7 @@ describe('streamed steps the provider did not finish', () => {
 
   test('a tool call in a step the provider did not finish fails the run; the tool is not run and no next step starts', async () => {
     added = 0;
-    const model = answering({ type: 'tool-call', toolCallId: 'c1', toolName: 'add', input: '{"a":2,"b":3}' }, finish('other', undefined));
+    const model = answering({ type: 'tool-call', toolCallId: 'c1', toolName: 'add', input: '{"a":2,"b":3}' }, finish('other', undefined, noUsage));
     const { agent_id, events, error } = await streamRun(model, 'calculator');
     expect(events).toStrictEqual([{ type: 'tool-call', tool_call_id: 'c1', tool_name: 'add', input: { a: 2, b: 3 } }]);
     expect((await rejection(Promise.reject(error))).code).toBe('provider_error');
@@ -286,6 +291,8 @@ describe('streamed steps the provider did not finish', () => {
   test.each<[string, LanguageModelV3StreamPart[], string[]]>([
     ['an empty answer with a reported stop', [finish('stop', 'stop', usage(5, 0))], []],
     ['a finish reason the AI SDK does not know, reported by the provider', [...text('fine'), finish('other', 'new_reason')], ['fine']],
+    // Models of the older spec (V2) never report a raw reason; their usage shows the stream finished.
+    ['a finish with usage but no raw reason, as older models report it', [...text('fine'), finish('other', undefined)], ['fine']],
   ])('%s is a success, and is stored', async (_, answer, deltas) => {
     const { agent_id, events, error } = await streamRun(answering(...answer));
     const output = deltas.join('');

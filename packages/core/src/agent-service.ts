@@ -12,7 +12,8 @@ import type { AgentStore, SessionRef } from './ports/agent-store.js';
 import type { Lease, LockProvider } from './ports/lock-provider.js';
 import type { ChatModel, ModelProvider } from './ports/model-provider.js';
 import type { ToolProvider } from './ports/tool-provider.js';
-import { providerFailure, unfinishedStep } from './provider-failures.js';
+import { providerFailure } from './provider-failures.js';
+import { unfinishedStep } from './stream-finish.js';
 import type { AgentConfig, AgentList, AgentRecord, RunEvent, RunResult, SessionList, SessionMessage, SessionWithMessages } from './records.js';
 import {
   SESSION_ID_PATTERN,
@@ -23,6 +24,8 @@ import {
   type RunAgentInput,
   type UpdateAgentInput,
 } from './schemas.js';
+import { withRunContext } from './run-context.js';
+import { DEFAULT_MAX_OUTPUT_TOKENS } from './run-limits.js';
 import { outputFormat } from './structured-output/output-format.js';
 import { sharedSchemaSandbox, type SchemaSandbox } from './structured-output/schema-sandbox.js';
 import { staticTools } from './tools/static-tools.js';
@@ -202,7 +205,7 @@ export class AgentService {
     if (!Number.isSafeInteger(this.#maxRetries) || this.#maxRetries < 0) throw new TypeError('AgentService: maxRetries must be a non-negative integer');
     this.#maxToolSteps = positiveInteger('maxToolSteps', options.maxToolSteps, 5);
     this.#maxInputChars = positiveInteger('maxInputChars', options.maxInputChars, 32_000);
-    this.#maxOutputTokens = positiveInteger('maxOutputTokens', options.maxOutputTokens, 4_096);
+    this.#maxOutputTokens = positiveInteger('maxOutputTokens', options.maxOutputTokens, DEFAULT_MAX_OUTPUT_TOKENS);
     this.#contextWindows = { ...DEFAULT_CONTEXT_WINDOWS, ...options.contextWindows };
     this.#locks = options.locks ?? inProcessLocks();
     this.#runWaitMs = positiveInteger('runWaitMs', options.runWaitMs, 30_000, MAX_TIMER_MS);
@@ -368,7 +371,8 @@ export class AgentService {
       const timeout = AbortSignal.timeout(this.#providerTimeoutMs);
       let result: Awaited<ReturnType<typeof generateText>>;
       try {
-        result = await generateText({ ...this.#callSettings(run), abortSignal: this.#abortSignal(timeout, options.signal, run.lease) });
+        const call = () => generateText({ ...this.#callSettings(run), abortSignal: this.#abortSignal(timeout, options.signal, run.lease) });
+        result = await withRunContext({ accountId: run.session.accountId, sandbox: this.#sandbox }, call);
       } catch (error) {
         throw this.#callFailure(error, timeout, options.signal, run);
       } finally {
@@ -447,7 +451,8 @@ export class AgentService {
         },
       });
       // The AI SDK's spans of the model call become children of the run's span.
-      const result = span ? context.with(trace.setSpan(context.active(), span), start) : start();
+      const traced = () => (span ? context.with(trace.setSpan(context.active(), span), start) : start());
+      const result = withRunContext({ accountId: run.session.accountId, sandbox: this.#sandbox }, traced);
       try {
         for await (const part of result.fullStream) {
           if (part.type === 'text-delta' && !run.output) yield { type: 'text-delta', delta: part.text };
@@ -536,6 +541,7 @@ export class AgentService {
       accountId,
       maxOutputTokens: this.#maxOutputTokens,
       sandbox: this.#sandbox,
+      ...(signal && { signal }),
     });
     const model = this.#resolveModel(agent);
     const tools = agent.config.tool === null ? undefined : this.#tools.tools(agent.config.tool);

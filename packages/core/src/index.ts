@@ -43,6 +43,7 @@ export {
   type UpdateAgentInput,
 } from './schemas.js';
 export { jsonDepth } from './json-depth.js';
+export { jsonLength } from './json-length.js';
 export {
   ANSWER_CHARS_PER_TOKEN,
   MAX_JSON_FORMAT_DEPTH,

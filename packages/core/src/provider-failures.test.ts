@@ -90,6 +90,13 @@ describe('providerFailure: the summary a log may show', () => {
     expect(providerFailure('a thrown string', { timedOut: false }).provider).toStrictEqual({ name: 'unknown', message: 'a thrown string' });
   });
 
+  test("the AI SDK's own errors that quote the model's answer are named, never quoted", () => {
+    const chunk = 'the model said: my private answer';
+    const failure = providerFailure(new JSONParseError({ text: chunk, cause: new Error('Unexpected token') }), { timedOut: false, provider: 'openai.chat' });
+    expect(failure.provider).toStrictEqual({ name: 'openai.chat', message: 'AI_JSONParseError' });
+    expect(JSON.stringify(failure.provider)).not.toContain('private');
+  });
+
   test('a ProviderError made without a summary has none', () => {
     expect(new ProviderError().provider).toBeUndefined();
   });

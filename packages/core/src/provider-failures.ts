@@ -1,4 +1,4 @@
-import { APICallError, RetryError, type FinishReason } from 'ai';
+import { APICallError, RetryError } from 'ai';
 import { ProviderError } from './errors/provider-error.js';
 import { summarizeProviderFailure } from './provider-summary.js';
 
@@ -28,17 +28,4 @@ export function providerFailure(error: unknown, { timedOut, provider }: { timedO
     return new ProviderError({ failure: 'rate_limited', cause: error, retryAfterSeconds: retryAfter(last.responseHeaders), provider: summary });
   }
   return new ProviderError({ failure: 'error', cause: error, provider: summary });
-}
-
-/**
- * Why a streamed model step cannot be trusted, or `undefined` when it can. A step is trusted when its
- * stream ended with a finish the provider reported. A stream that just stopped (an HTML page, an
- * empty body, JSON that is not a stream, an answer cut off mid-way) ends with the AI SDK's default,
- * `other` with no raw reason from the provider; `error` means the provider broke the stream or said
- * the answer failed. Either is a provider failure, as the same answer to a plain call would be.
- */
-export function unfinishedStep(step: { finishReason: FinishReason; rawFinishReason: string | undefined }): Error | undefined {
-  if (step.finishReason === 'error') return new Error(`The provider's stream ended in an error (raw finish reason: ${step.rawFinishReason ?? 'none'})`);
-  if (step.finishReason === 'other' && step.rawFinishReason === undefined) return new Error("The provider's stream ended without reporting why it stopped; it was not a complete answer stream");
-  return undefined;
 }

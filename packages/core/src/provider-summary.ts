@@ -49,13 +49,17 @@ function systemCode(error: unknown): string | undefined {
 }
 
 /**
- * The error's own message only: causes are left out because the AI SDK's quote what the provider sent
- * (`JSONParseError` its text, `TypeValidationError` its value).
+ * The error's own message only: causes are left out because the AI SDK's quote what the provider sent.
+ * So do the AI SDK's own errors other than an API call's (`JSONParseError` its text,
+ * `TypeValidationError` its value, `InvalidResponseDataError` its data: all model output), so of
+ * those only the name is kept.
  */
 function describe(error: unknown): string {
   let text: string;
   try {
-    text = isRecord(error) && typeof error.message === 'string' ? error.message : String(error);
+    const name = isRecord(error) && typeof error.name === 'string' ? error.name : '';
+    if (name.startsWith('AI_') && !APICallError.isInstance(error)) text = name;
+    else text = isRecord(error) && typeof error.message === 'string' ? error.message : String(error);
   } catch {
     text = 'unknown error';
   }

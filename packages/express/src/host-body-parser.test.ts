@@ -1,9 +1,12 @@
-import { AgentService, echoModels } from '@agenthost/core';
+import { once } from 'node:events';
+import { request as httpRequest, type IncomingMessage } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { AgentService, StorageUnavailableError, echoModels } from '@agenthost/core';
 import { MemoryStore } from '@agenthost/storage';
 import express from 'express';
 import request from 'supertest';
 import { describe, expect, test } from 'vitest';
-import { staticKeys } from './auth.js';
+import { staticKeys, type KeyResolver } from './auth.js';
 import { createAgentRouter } from './router.js';
 
 // A common setup: the host parses every JSON body itself (`app.use(express.json())`, limit 100 kb,
@@ -11,12 +14,13 @@ import { createAgentRouter } from './router.js';
 const KEY = 'key-host-parser-0123456789';
 const JSON_TYPE = 'application/json; charset=utf-8';
 
-function hostApp(options: { bodyLimit?: string } = {}) {
+function hostApp(options: { bodyLimit?: string; hostLimit?: string; resolveKey?: KeyResolver } = {}) {
   const store = new MemoryStore();
   const service = new AgentService({ store, models: echoModels() });
-  const router = createAgentRouter(service, { resolveKey: staticKeys([{ account: 'acme', key: KEY }]), logger: { error: () => {} }, ...options });
+  const { hostLimit, ...routerOptions } = options;
+  const router = createAgentRouter(service, { resolveKey: staticKeys([{ account: 'acme', key: KEY }]), logger: { error: () => {} }, ...routerOptions });
   const app = express();
-  app.use(express.json());
+  app.use(express.json(hostLimit ? { limit: hostLimit } : {}));
   app.get('/shop', (_req, res) => {
     res.send('my shop');
   });
@@ -62,5 +66,37 @@ describe('mounted behind the host’s own express.json()', () => {
     const deep = await post(app, KEY, JSON.stringify({ ...agent, extra: JSON.parse(`${'['.repeat(70)}${']'.repeat(70)}`) }));
     expect([deep.status, deep.body]).toStrictEqual([400, { success: false, error: 'The JSON body is nested more than 64 levels deep', status: 400 }]);
     expect(await store.listAgents('acme')).toStrictEqual([]);
+  });
+
+  test('a body sent chunked (no Content-Length) is held to the router’s size limit too', async () => {
+    const { app, store } = hostApp({ bodyLimit: '1kb', hostLimit: '10mb' });
+    const server = app.listen(0, '127.0.0.1');
+    await once(server, 'listening');
+    try {
+      const body = JSON.stringify({ ...agent, instruction: 'x'.repeat(5_000) });
+      const req = httpRequest({ port: (server.address() as AddressInfo).port, host: '127.0.0.1', method: 'POST', path: '/api/v1/agents', headers: { 'x-api-key': KEY, 'content-type': 'application/json' } });
+      // Written in pieces with no length given: Node sends it chunked.
+      req.write(body.slice(0, 100));
+      req.end(body.slice(100));
+      const [res] = (await once(req, 'response')) as [IncomingMessage];
+      const text = (await res.toArray()).join('');
+      expect([res.statusCode, req.getHeader('content-length'), JSON.parse(text)]).toStrictEqual([
+        413,
+        undefined,
+        { success: false, error: 'Request body is larger than the limit of 1kb', status: 413 },
+      ]);
+      expect(await store.listAgents('acme')).toStrictEqual([]);
+    } finally {
+      server.close();
+    }
+  });
+
+  test('a key resolver that fails while the host’s parser refused the body is a 503 envelope, not a crash', async () => {
+    const resolveKey: KeyResolver = async () => {
+      throw new StorageUnavailableError();
+    };
+    const { app } = hostApp({ resolveKey });
+    const res = await post(app, KEY, '{"name":');
+    expect([res.status, res.headers['retry-after'], res.body]).toStrictEqual([503, '2', { success: false, error: 'Storage is unavailable; retry later', status: 503 }]);
   });
 });

@@ -1,4 +1,4 @@
-import { AgentService, staticModels } from '@agenthost/core';
+import { AgentService, ConflictError, staticModels, type LockProvider } from '@agenthost/core';
 import { sequentialIds } from '@agenthost/core/test';
 import { MemoryStore } from '@agenthost/storage';
 import { MockLanguageModelV3 } from 'ai/test';
@@ -15,7 +15,7 @@ let calls: string[];
 let delayMs: number;
 let failNext: boolean;
 
-function app(idempotency: { inFlightTtlMs?: number } = {}) {
+function app(idempotency: { inFlightTtlMs?: number; locks?: LockProvider } = {}) {
   const model = new MockLanguageModelV3({
     doGenerate: async (options) => {
       const last = options.prompt.at(-1);
@@ -134,6 +134,18 @@ describe('Idempotency-Key', () => {
     const retry = await run();
     expect([first.status, retry.status, retry.headers['idempotent-replayed']]).toStrictEqual([200, 200, undefined]);
     expect(calls).toStrictEqual(['orphan', 'orphan']);
+  });
+
+  test('a key whose claim lock stays busy is a 409 with Retry-After, and nothing runs', async () => {
+    const busy: LockProvider = { acquire: async () => Promise.reject(new ConflictError({ message: 'Gave up waiting 5000 ms for a lock' })) };
+    const server = app({ locks: busy });
+    const res = await request(server).post('/api/v1/agents').set('x-api-key', KEY_A).set('idempotency-key', 'busy').send(body);
+    expect([res.status, res.headers['retry-after'], res.body]).toStrictEqual([
+      409,
+      '2',
+      { success: false, error: 'A request with this Idempotency-Key is being handled; retry later', status: 409 },
+    ]);
+    expect(await store.listAgents('alpha')).toStrictEqual([]);
   });
 
   test('a failed run is not kept: the retry runs again', async () => {

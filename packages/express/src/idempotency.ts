@@ -1,12 +1,12 @@
 import { createHash, randomBytes } from 'node:crypto';
-import { inProcessLocks, memoryIdempotencyStore, type IdempotencyRecord, type IdempotencyStore, type LockProvider } from '@agenthost/core';
+import { AgentHostError, ConflictError, inProcessLocks, memoryIdempotencyStore, type IdempotencyRecord, type IdempotencyStore, type LockProvider } from '@agenthost/core';
 import { failure, type ApiResponse } from './envelope.js';
 import type { ApiHandler, ApiRequest } from './handlers.js';
 import { errorResponse } from './http-errors.js';
 
 /** Options of idempotent requests. */
 export interface IdempotencyOptions {
-  /** Where records are kept; share it (and `locks`) between servers. Default: this process's memory, at most 10 000 records. */
+  /** Where records are kept; share it (and `locks`) between servers. Default: this process's memory, at most 10 000 kept responses, 1 000 per account. */
   store?: IdempotencyStore;
   /** Serialises the claim of a key. Default: in-process locks. */
   locks?: LockProvider;
@@ -52,7 +52,8 @@ class Claims {
   readonly #leaseMs: number;
 
   constructor(options: IdempotencyOptions) {
-    this.#store = options.store ?? memoryIdempotencyStore();
+    // By default in memory, partitioned by account: one account's keys never push out another's.
+    this.#store = options.store ?? memoryIdempotencyStore({ partition: (scope) => String((JSON.parse(scope) as unknown[])[0]) });
     this.#locks = options.locks ?? inProcessLocks();
     this.#ttlMs = options.ttlMs ?? 24 * 60 * 60 * 1000;
     this.#leaseMs = options.inFlightTtlMs ?? 10_000;
@@ -109,7 +110,12 @@ class Claims {
   }
 
   async #locked<T>(claim: Claim, work: () => Promise<T>): Promise<T> {
-    const lease = await this.#locks.acquire(`idempotency:${claim.scope}`, { waitMs: 5_000 });
+    const lease = await this.#locks.acquire(`idempotency:${claim.scope}`, { waitMs: 5_000 }).catch((error: unknown) => {
+      if (AgentHostError.isInstance(error) && error.code === 'conflict') {
+        throw new ConflictError({ message: 'A request with this Idempotency-Key is being handled; retry later', cause: error, retryAfterSeconds: IN_FLIGHT_RETRY_AFTER });
+      }
+      throw error;
+    });
     try {
       return await work();
     } finally {

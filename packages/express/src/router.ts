@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import bytes from 'bytes';
 import type { AgentService } from '@agenthost/core';
 import express, { type ErrorRequestHandler, type Request, type RequestHandler, type Response } from 'express';
-import { AgentHostError, jsonDepth, redactSecrets, type ApiKeyScope } from '@agenthost/core';
+import { AgentHostError, jsonDepth, jsonLength, redactSecrets, type ApiKeyScope } from '@agenthost/core';
 import { SpanKind, SpanStatusCode, context, trace } from '@opentelemetry/api';
 import type { AuthContext, KeyResolver } from './auth.js';
 import { failure, serialize, type ApiResponse } from './envelope.js';
@@ -214,8 +214,9 @@ export function createAgentRouter(service: AgentService, options: AgentRouterOpt
   const limitBytes = typeof bodyLimit === 'number' ? bodyLimit : (bytes.parse(bodyLimit) ?? Number.POSITIVE_INFINITY);
   router.use(function agentHostParsedBody(req, res, next) {
     // A host's own body parser in front has read the body already (ours then skips it): hold it to
-    // this router's size limit too. Its depth is checked below, as for bodies parsed here.
-    if (req.body !== undefined && Number(req.get('content-length') ?? 0) > limitBytes) {
+    // this router's size limit too, measured as its JSON text (whatever the transfer: chunked,
+    // compressed). Its depth is checked below, as for bodies parsed here.
+    if (req.body !== undefined && (Number(req.get('content-length') ?? 0) > limitBytes || jsonLength(req.body, limitBytes) > limitBytes)) {
       return send(req, res, failure(413, `Request body is larger than the limit of ${bodyLimit}`));
     }
     next();
@@ -340,8 +341,10 @@ export function createAgentRouter(service: AgentService, options: AgentRouterOpt
   };
   router.use(onError);
   const errorHandler: ErrorRequestHandler = function agentHostErrorsBefore(error, req, res, next) {
+    if (res.headersSent) return next(error);
     requestContext(req, res, () => {
-      void authenticate(req, res, () => onError(error, req, res, next));
+      // A key resolver that fails (its store is down) is answered like any error of the router.
+      Promise.resolve(authenticate(req, res, () => onError(error, req, res, next))).catch((failed: unknown) => onError(failed, req, res, next));
     });
   };
   return Object.assign(router, { errorHandler });

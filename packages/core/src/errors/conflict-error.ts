@@ -5,8 +5,12 @@ import { AgentHostError } from './agenthost-error.js';
  * and gave up after its bound. Retrying later can succeed.
  */
 export class ConflictError extends AgentHostError {
-  constructor({ message = 'Another operation on the same resource is in progress; retry later', cause }: { message?: string; cause?: unknown } = {}) {
-    super({ code: 'conflict', message, cause });
+  constructor({
+    message = 'Another operation on the same resource is in progress; retry later',
+    cause,
+    retryAfterSeconds,
+  }: { message?: string; cause?: unknown; retryAfterSeconds?: number } = {}) {
+    super({ code: 'conflict', message, cause, ...(retryAfterSeconds !== undefined && { retryAfterSeconds }) });
     this.name = 'ConflictError';
   }
 }

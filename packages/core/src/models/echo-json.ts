@@ -72,12 +72,12 @@ function cannot(message: string): InvalidInputError {
 }
 
 /** Answers "does this text match this pattern?" once per pair, however many strings ask. */
-function patternMatcher(sandbox: SchemaSandbox): (pattern: string, text: string) => Promise<boolean> {
+function patternMatcher(sandbox: SchemaSandbox, accountId: string): (pattern: string, text: string) => Promise<boolean> {
   const asked = new Map<string, Promise<boolean>>();
   return (pattern, text) => {
     const key = JSON.stringify([pattern, text]);
     let answer = asked.get(key);
-    if (!answer) asked.set(key, (answer = sandbox.matches(pattern, text)));
+    if (!answer) asked.set(key, (answer = sandbox.matches(accountId, pattern, text)));
     return answer;
   };
 }
@@ -99,7 +99,7 @@ async function fill(slot: Slot, message: string, matches: ReturnType<typeof patt
  * @throws InvalidInputError when the message cannot fill a string (too short, or not matching its
  *   pattern, checked on the linear-time engine) or the smallest value is still too big.
  */
-export async function echoJson(schema: unknown, message: string, maxChars: number, sandbox: SchemaSandbox): Promise<string> {
+export async function echoJson(schema: unknown, message: string, maxChars: number, checks: { sandbox: SchemaSandbox; accountId: string }): Promise<string> {
   let built: ReturnType<typeof skeleton> | undefined;
   for (const minimal of [false, true]) {
     try {
@@ -117,7 +117,7 @@ export async function echoJson(schema: unknown, message: string, maxChars: numbe
   // JSON escapes can double a character; keep every string within its share of the room.
   const share = slots.length ? Math.floor(room / slots.length / 2) : 0;
   const cut = Array.from(message).slice(0, share).join('');
-  const matches = patternMatcher(sandbox);
+  const matches = patternMatcher(checks.sandbox, checks.accountId);
   const texts = await Promise.all(slots.map((slot) => fill(slot, cut, matches)));
   return render(value, (index) => texts[index] ?? '');
 }

@@ -9,6 +9,8 @@ import type {
 } from '@ai-sdk/provider';
 import { ANSWER_CHARS_PER_TOKEN } from '../structured-output/json-format.js';
 import { sharedSchemaSandbox, type SchemaSandbox } from '../structured-output/schema-sandbox.js';
+import { runContext } from '../run-context.js';
+import { DEFAULT_MAX_OUTPUT_TOKENS } from '../run-limits.js';
 import { echoJson } from './echo-json.js';
 
 /** The name the echo model is offered under. */
@@ -47,8 +49,6 @@ function usage(prompt: LanguageModelV3Prompt, reply: string): LanguageModelV3Usa
 
 const finish = (cut: boolean) => (cut ? { unified: 'length' as const, raw: 'length' } : { unified: 'stop' as const, raw: 'stop' });
 
-/** The output limit when a caller sets none, as the service's default. */
-const DEFAULT_MAX_OUTPUT_TOKENS = 4_096;
 
 /** The first `max` echo-model tokens of a text, and whether it was cut. */
 function firstTokens(text: string, max: number): { text: string; cut: boolean } {
@@ -60,13 +60,16 @@ function firstTokens(text: string, max: number): { text: string; cut: boolean } 
 }
 
 /** The echo model's answer: the last user message, echoed or put into JSON, within the output limit. */
-async function replyTo(options: LanguageModelV3CallOptions, sandbox: SchemaSandbox): Promise<{ text: string; cut: boolean }> {
+async function replyTo(options: LanguageModelV3CallOptions, own: SchemaSandbox | undefined): Promise<{ text: string; cut: boolean }> {
   const lastUser = [...options.prompt].reverse().find((m) => m.role === 'user');
   const said = lastUser ? messageText(lastUser) : '';
   const maxTokens = options.maxOutputTokens ?? DEFAULT_MAX_OUTPUT_TOKENS;
   const format = options.responseFormat;
   if (format?.type === 'json') {
-    const text = format.schema ? await echoJson(format.schema, said, maxTokens * ANSWER_CHARS_PER_TOKEN, sandbox) : JSON.stringify({ echo: firstTokens(said, maxTokens - 8).text });
+    // Patterns are checked in the sandbox of the run's service, in the run's account's turn.
+    const run = runContext();
+    const checks = { sandbox: own ?? run?.sandbox ?? sharedSchemaSandbox(), accountId: run?.accountId ?? '' };
+    const text = format.schema ? await echoJson(format.schema, said, maxTokens * ANSWER_CHARS_PER_TOKEN, checks) : JSON.stringify({ echo: firstTokens(said, maxTokens - 8).text });
     return { text, cut: false };
   }
   return firstTokens(`Echo: ${said}`, maxTokens);
@@ -88,7 +91,7 @@ export class EchoLanguageModel implements LanguageModelV3 {
   readonly supportedUrls = {};
   readonly #sandbox: SchemaSandbox | undefined;
 
-  /** @param options.sandbox where it checks patterns of JSON schemas (default: the process's shared sandbox) */
+  /** @param options.sandbox where it checks patterns of JSON schemas (default: the running service's, else the process's shared sandbox) */
   constructor(modelId: string = ECHO_MODEL_NAME, options: { sandbox?: SchemaSandbox } = {}) {
     this.modelId = modelId;
     this.#sandbox = options.sandbox;
@@ -96,7 +99,7 @@ export class EchoLanguageModel implements LanguageModelV3 {
 
   async doGenerate(options: LanguageModelV3CallOptions): Promise<LanguageModelV3GenerateResult> {
     options.abortSignal?.throwIfAborted();
-    const { text, cut } = await replyTo(options, this.#sandbox ?? sharedSchemaSandbox());
+    const { text, cut } = await replyTo(options, this.#sandbox);
     return {
       content: [{ type: 'text', text }],
       finishReason: finish(cut),
@@ -108,7 +111,7 @@ export class EchoLanguageModel implements LanguageModelV3 {
 
   async doStream(options: LanguageModelV3CallOptions): Promise<LanguageModelV3StreamResult> {
     options.abortSignal?.throwIfAborted();
-    const { text, cut } = await replyTo(options, this.#sandbox ?? sharedSchemaSandbox());
+    const { text, cut } = await replyTo(options, this.#sandbox);
     const parts: LanguageModelV3StreamPart[] = [
       { type: 'stream-start', warnings: [] },
       { type: 'text-start', id: 't0' },

@@ -21,7 +21,12 @@ function resolver(root: Node): (ref: string) => unknown {
     if (!ref.startsWith('#')) return undefined;
     let at: unknown = root;
     for (const raw of ref.slice(1).split('/').slice(1)) {
-      const token = decodeURIComponent(raw).replaceAll('~1', '/').replaceAll('~0', '~');
+      let token: string;
+      try {
+        token = decodeURIComponent(raw).replaceAll('~1', '/').replaceAll('~0', '~');
+      } catch {
+        return undefined; // not a valid pointer: the validator refuses it
+      }
       at = at !== null && typeof at === 'object' ? (at as Record<string, unknown>)[token] : undefined;
     }
     return at;

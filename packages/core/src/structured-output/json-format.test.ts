@@ -50,6 +50,7 @@ describe('answerDemand', () => {
     ['a local $ref', { $ref: '#/$defs/s', $defs: { s: { type: 'string', minLength: 7 } } }, 9],
     ['a $ref back to itself', { type: 'object', properties: { a: { $ref: '#' } } }, 2],
     ['a required property that is false', { type: 'object', properties: { a: false }, required: ['a'] }, 101],
+    ['a $ref that is not a valid pointer', { $ref: '#/%' }, 1],
   ])('%s', (_, schema, expected) => {
     expect(answerDemand(schema, 100)).toBe(Math.min(expected, 101));
   });

@@ -70,9 +70,9 @@ function checkPatterns(schema: unknown): void {
  */
 export function readJsonFormat(jsonFormat: unknown, maxOutputTokens: number): JsonFormat {
   const schema = parse(jsonFormat);
-  if (jsonDepth(schema, MAX_JSON_FORMAT_DEPTH) > MAX_JSON_FORMAT_DEPTH) throw invalidFormat(`json_format is nested more than ${MAX_JSON_FORMAT_DEPTH} levels deep`);
-  // Measured before it is written out: an object schema can be as large as the request body.
+  // Measured before it is walked or written out: an object schema can be as large as the request body.
   if (jsonLength(schema, MAX_JSON_FORMAT_LENGTH) > MAX_JSON_FORMAT_LENGTH) throw invalidFormat(`json_format must be at most ${MAX_JSON_FORMAT_LENGTH} characters`);
+  if (jsonDepth(schema, MAX_JSON_FORMAT_DEPTH) > MAX_JSON_FORMAT_DEPTH) throw invalidFormat(`json_format is nested more than ${MAX_JSON_FORMAT_DEPTH} levels deep`);
   const text = JSON.stringify(schema);
   checkPatterns(schema);
   const cap = maxOutputTokens * ANSWER_CHARS_PER_TOKEN;

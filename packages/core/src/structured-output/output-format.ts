@@ -11,6 +11,8 @@ export interface OutputFormatRequest {
   /** The run's output limit, which bounds what a schema may demand. */
   maxOutputTokens: number;
   sandbox: SchemaSandbox;
+  /** The run's signal: a request that goes away stops waiting for the sandbox. */
+  signal?: AbortSignal;
 }
 
 /**
@@ -20,14 +22,14 @@ export interface OutputFormatRequest {
  * @throws InvalidInputError for a schema that does not parse, passes a limit, or does not compile;
  *   OverloadedError or RateLimitedError from the sandbox.
  */
-export async function outputFormat({ jsonMode, jsonFormat, accountId, maxOutputTokens, sandbox }: OutputFormatRequest) {
+export async function outputFormat({ jsonMode, jsonFormat, accountId, maxOutputTokens, sandbox, signal }: OutputFormatRequest) {
   if (jsonFormat === undefined || jsonFormat === null) return jsonMode ? Output.json() : undefined;
   const { schema, text } = readJsonFormat(jsonFormat, maxOutputTokens);
-  await sandbox.check(accountId, text);
+  await sandbox.check(accountId, text, signal);
   return Output.object({
     schema: jsonSchema<unknown>(schema as never, {
       validate: async (value) => {
-        const result = await sandbox.validate(accountId, text, value);
+        const result = await sandbox.validate(accountId, text, value, signal);
         return result.ok ? { success: true, value } : { success: false, error: new Error(result.mismatch) };
       },
     }),

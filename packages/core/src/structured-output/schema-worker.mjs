@@ -3,6 +3,7 @@
 // against them, so that neither a large schema nor a costly value ever holds the main thread. The
 // thread has a memory cap; the main thread stops any task that outlives its deadline.
 import { createRequire } from 'node:module';
+import { getHeapStatistics } from 'node:v8';
 import { Ajv } from 'ajv';
 import { Ajv2019 } from 'ajv/dist/2019.js';
 import { Ajv2020 } from 'ajv/dist/2020.js';
@@ -11,9 +12,11 @@ import { RE2JS } from 're2js';
 const require = createRequire(import.meta.url);
 const secureMetaSchema = require('ajv/dist/refs/json-schema-secure.json');
 
-/** Most compiled schemas kept, and most characters of schema text behind them. */
+/** Most compiled schemas kept in all, and of one account. */
 const CACHE_ENTRIES = 64;
-const CACHE_CHARS = 1_000_000;
+const CACHE_ENTRIES_PER_ACCOUNT = 8;
+/** Share of the worker's heap past which the cache is emptied, so that it never fills the heap. */
+const CACHE_HEAP_SHARE = 0.5;
 /** Longest error text sent back. */
 const MAX_MESSAGE = 500;
 
@@ -41,15 +44,34 @@ const DIALECTS = {
 function newAjv(schema) {
   const dialect = typeof schema.$schema === 'string' ? DIALECTS[schema.$schema.replace(/#$/, '')] : undefined;
   const Class = dialect ?? Ajv;
-  return new Class({ strict: false, allErrors: false, validateSchema: false, validateFormats: false, logger: false, code: { regExp: /** @type {never} */ (linearRegExp) } });
+  // `inlineRefs: false`: a `$ref` compiles to a call, never to a copy of its target, so a schema that
+  // refers to one definition a thousand times compiles to one copy of it, not a thousand.
+  return new Class({
+    strict: false,
+    allErrors: false,
+    validateSchema: false,
+    validateFormats: false,
+    inlineRefs: false,
+    logger: false,
+    code: { regExp: /** @type {never} */ (linearRegExp) },
+  });
 }
 
 const checker = new Ajv({ strict: false, validateSchema: false, logger: false });
 const isSecure = checker.compile(secureMetaSchema);
 
-/** @type {Map<string, { validate: import('ajv').ValidateFunction, chars: number }>} */
+/** Compiled schemas, oldest used first. @type {Map<string, { validate: import('ajv').ValidateFunction, account: string }>} */
 const cache = new Map();
-let cachedChars = 0;
+
+/** Keeps a compiled schema, within the bounds: per account, in all, and well inside the heap. */
+function remember(/** @type {string} */ key, /** @type {string} */ account, /** @type {import('ajv').ValidateFunction} */ validate) {
+  const stats = getHeapStatistics();
+  if (stats.used_heap_size > stats.heap_size_limit * CACHE_HEAP_SHARE) cache.clear();
+  const mine = [...cache].filter(([, entry]) => entry.account === account);
+  if (mine.length >= CACHE_ENTRIES_PER_ACCOUNT) cache.delete(mine[0][0]);
+  if (cache.size >= CACHE_ENTRIES) cache.delete(cache.keys().next().value);
+  cache.set(key, { validate, account });
+}
 
 /** @param {string} message */
 const clip = (message) => (message.length > MAX_MESSAGE ? `${message.slice(0, MAX_MESSAGE)}...` : message);
@@ -67,10 +89,11 @@ function compileFailure(error) {
 
 /**
  * @param {string} key
+ * @param {string} account
  * @param {string} text
  * @returns {{ validate: import('ajv').ValidateFunction } | { refused: string }}
  */
-function compiled(key, text) {
+function compiled(key, account, text) {
   const hit = cache.get(key);
   if (hit) {
     cache.delete(key);
@@ -85,19 +108,13 @@ function compiled(key, text) {
   } catch (error) {
     return { refused: compileFailure(/** @type {Error} */ (error)) };
   }
-  cache.set(key, { validate, chars: text.length });
-  cachedChars += text.length;
-  for (const [oldest, entry] of cache) {
-    if (cache.size <= CACHE_ENTRIES && cachedChars <= CACHE_CHARS) break;
-    cache.delete(oldest);
-    cachedChars -= entry.chars;
-  }
+  remember(key, account, validate);
   return { validate };
 }
 
 /**
- * @param {{ kind: 'compile', key: string, text: string }
- *   | { kind: 'validate', key: string, text: string, value: unknown }
+ * @param {{ kind: 'compile', account: string, key: string, text: string }
+ *   | { kind: 'validate', account: string, key: string, text: string, value: unknown }
  *   | { kind: 'match', pattern: string, text: string }} task
  * @returns {{ ok: true } | { ok: false, refused?: string, mismatch?: string }}
  */
@@ -109,7 +126,7 @@ export default function schemaTask(task) {
       return { ok: false, refused: compileFailure(/** @type {Error} */ (error)) };
     }
   }
-  const found = compiled(task.key, task.text);
+  const found = compiled(task.key, task.account, task.text);
   if ('refused' in found) return { ok: false, refused: found.refused };
   if (task.kind === 'compile') return { ok: true };
   let valid;
