@@ -1,5 +1,5 @@
 import { afterEach, expect, test } from 'vitest';
-import { exchange, parseResponse } from '../../../packages/express/src/test-raw-http.js';
+import { envelopeResponse, exchange, parseResponse } from '../../../packages/express/src/test-raw-http.js';
 import { loadConfig } from './config.js';
 import { startServer, type RunningServer } from './server.js';
 
@@ -22,21 +22,6 @@ async function start(): Promise<{ port: number; listAgents: () => Promise<unknow
   };
 }
 
-/** The whole envelope response for `status`, as Node's refusals are now answered. */
-function envelope(status: number, reason: string, error: string, extraHeaders: Record<string, unknown> = {}) {
-  const body = { success: false, error, status };
-  return {
-    statusLine: `HTTP/1.1 ${status} ${reason}`,
-    headers: {
-      'content-type': 'application/json; charset=utf-8',
-      'content-length': String(Buffer.byteLength(JSON.stringify(body))),
-      'cache-control': 'no-store',
-      connection: 'close',
-      ...extraHeaders,
-    },
-    body,
-  };
-}
 
 const CREATE = JSON.stringify({ name: 'Support', instruction: 'Be brief.', model: 'echo' });
 const post = (headers: string) => `POST /api/v1/agents HTTP/1.1\r\nHost: x\r\nx-api-key: ${KEY}\r\nContent-Type: application/json\r\n${headers}\r\n`;
@@ -45,34 +30,34 @@ const TIMEOUT = 'The request did not arrive in time: headers are allowed 1000 ms
 test('a 20,000-character URL is a 431 envelope', async () => {
   const { port } = await start();
   const { received } = await exchange(port, [`GET /api/v1/agents?q=${'a'.repeat(20_000)} HTTP/1.1\r\nHost: x\r\nx-api-key: ${KEY}\r\n\r\n`]);
-  expect(parseResponse(received)).toStrictEqual(envelope(431, 'Request Header Fields Too Large', 'Request line and headers are larger than the limit of 16384 bytes'));
+  expect(parseResponse(received)).toStrictEqual(envelopeResponse(431, 'Request Header Fields Too Large', 'Request line and headers are larger than the limit of 16384 bytes'));
 });
 
 test('a duplicate Content-Length is a 400 envelope, and nothing is created', async () => {
   const { port, listAgents } = await start();
   const { received } = await exchange(port, [post(`Content-Length: ${CREATE.length}\r\nContent-Length: ${CREATE.length}\r\n`) + CREATE]);
-  expect(parseResponse(received)).toStrictEqual(envelope(400, 'Bad Request', 'Malformed HTTP request'));
+  expect(parseResponse(received)).toStrictEqual(envelopeResponse(400, 'Bad Request', 'Malformed HTTP request'));
   expect(await listAgents()).toStrictEqual([]);
 });
 
 test('Expect: 200-ok is a 417 envelope, and nothing is created', async () => {
   const { port, listAgents } = await start();
   const { received } = await exchange(port, [post(`Expect: 200-ok\r\nContent-Length: ${CREATE.length}\r\n`) + CREATE]);
-  expect(parseResponse(received)).toStrictEqual(envelope(417, 'Expectation Failed', 'Expectation failed: only "Expect: 100-continue" is supported', { date: expect.any(String) }));
+  expect(parseResponse(received)).toStrictEqual(envelopeResponse(417, 'Expectation Failed', 'Expectation failed: only "Expect: 100-continue" is supported', { date: expect.any(String) }));
   expect(await listAgents()).toStrictEqual([]);
 });
 
 test('an HTTP/1.1 request without Host is a 400 envelope', async () => {
   const { port } = await start();
   const { received } = await exchange(port, [`GET /api/v1/agents HTTP/1.1\r\nx-api-key: ${KEY}\r\n\r\n`]);
-  expect(parseResponse(received)).toStrictEqual(envelope(400, 'Bad Request', 'Bad request: an HTTP/1.1 request needs a Host header', { date: expect.any(String) }));
+  expect(parseResponse(received)).toStrictEqual(envelopeResponse(400, 'Bad Request', 'Bad request: an HTTP/1.1 request needs a Host header', { date: expect.any(String) }));
 });
 
 test('headers sent slowly past the headers timeout are a 408 envelope', async () => {
   const { port } = await start();
   const drip = Array.from({ length: 60 }, (_, i) => `X-Slow-${i}: 1\r\n`);
   const { received, elapsedMs } = await exchange(port, ['GET /api/v1/agents HTTP/1.1\r\nHost: x\r\n', ...drip], { gapMs: 100 });
-  expect(parseResponse(received)).toStrictEqual(envelope(408, 'Request Timeout', TIMEOUT));
+  expect(parseResponse(received)).toStrictEqual(envelopeResponse(408, 'Request Timeout', TIMEOUT));
   // Checked every second: between the limit and a second past it, with room for a loaded machine.
   expect(elapsedMs).toBeLessThan(4_000);
 });
@@ -80,7 +65,7 @@ test('headers sent slowly past the headers timeout are a 408 envelope', async ()
 test('a body that stops arriving past the request timeout is a 408 envelope, and nothing is created', async () => {
   const { port, listAgents } = await start();
   const { received } = await exchange(port, [post(`Content-Length: ${CREATE.length}\r\n`) + CREATE.slice(0, 10)]);
-  expect(parseResponse(received)).toStrictEqual(envelope(408, 'Request Timeout', TIMEOUT));
+  expect(parseResponse(received)).toStrictEqual(envelopeResponse(408, 'Request Timeout', TIMEOUT));
   expect(await listAgents()).toStrictEqual([]);
 });
 

@@ -1,3 +1,4 @@
+import { pollWhile } from '@agenthost/core/test';
 import fc from 'fast-check';
 import { afterAll, beforeAll, expect, test } from 'vitest';
 import { api, killAll, startServer, type StartedServer } from './test-process.js';
@@ -110,21 +111,10 @@ test('hostile json_format schemas never stall the event loop, exhaust memory or 
   await metric('nodejs_eventloop_lag_max_seconds'); // resets the server's measure
   const heapBefore = await metric('nodejs_heap_size_used_bytes');
 
-  let done = false;
-  let slowestHealthMs = 0;
-  const health = (async () => {
-    while (!done) {
-      const started = performance.now();
-      await fetch(`${origin}/healthz`).then((r) => r.arrayBuffer());
-      slowestHealthMs = Math.max(slowestHealthMs, performance.now() - started);
-      await new Promise((resolve) => setTimeout(resolve, 10));
-    }
-  })();
-
   const statuses = new Map<number, number>();
   const started = performance.now();
   const queue = [...cases];
-  await Promise.all(
+  const fuzz = Promise.all(
     Array.from({ length: 4 }, async () => {
       for (let c = queue.shift(); c; c = queue.shift()) {
         const { account, asText, run } = c;
@@ -139,8 +129,7 @@ test('hostile json_format schemas never stall the event loop, exhaust memory or 
       }
     }),
   );
-  done = true;
-  await health;
+  const { slowestMs: slowestHealthMs } = await pollWhile(`${origin}/healthz`, fuzz, { intervalMs: 10 });
 
   const lagMs = (await metric('nodejs_eventloop_lag_max_seconds')) * 1000;
   const heapGrowth = (await metric('nodejs_heap_size_used_bytes')) - heapBefore;

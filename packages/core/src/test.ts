@@ -15,4 +15,5 @@ export {
   type FakeToolCall,
 } from './testing/fake-openai-server.js';
 export { agentHostError } from './testing/rejection.js';
+export { pollWhile } from './testing/poll-while.js';
 export { sequentialIds, testClock, type TestClock } from './testing/test-clock.js';

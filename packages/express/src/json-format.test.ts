@@ -1,63 +1,19 @@
-import type { Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
-import { AgentService, combineModels, echoModels, openAIModels } from '@agenthost/core';
-import { startFakeOpenAIServer, type FakeOpenAIServer } from '@agenthost/core/test';
-import { MemoryStore } from '@agenthost/storage';
-import express from 'express';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { staticKeys } from './auth.js';
-import { createAgentRouter } from './router.js';
+import { formatError, startJsonFormatServer, type JsonFormatServer } from './json-format-fixture.js';
 
 // Clients' JSON Schemas over HTTP: what one request with a hostile `json_format` could do to the server
 // (exhaust it, or tell one account something of another's), each reproduced here. What it could do to
 // the server's responsiveness is measured alone, in json-format-timing.isolated.test.ts.
 const KEYS = { a: 'key-json-format-a-0123456789', b: 'key-json-format-b-0123456789' };
-let server: Server;
-let base: string;
-let fake: FakeOpenAIServer;
-
+let fixture: JsonFormatServer;
 beforeAll(async () => {
-  fake = await startFakeOpenAIServer({ reply: (request) => ({ text: JSON.stringify({ v: request.messages.at(-1)?.content ?? '' }) }) });
-  const models = combineModels(echoModels(), openAIModels({ apiKey: 'sk-test', baseURL: fake.baseURL, api: 'chat', models: ['gpt-4o-mini'] }));
-  const service = new AgentService({ store: new MemoryStore(), models, maxRetries: 0 });
-  const app = express();
-  app.use(
-    '/api/v1',
-    createAgentRouter(service, {
-      resolveKey: staticKeys([
-        { account: 'a', key: KEYS.a },
-        { account: 'b', key: KEYS.b },
-      ]),
-    }),
-  );
-  server = app.listen(0, '127.0.0.1');
-  await new Promise((resolve) => server.once('listening', resolve));
-  base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  fixture = await startJsonFormatServer(KEYS);
 });
+afterAll(() => fixture.close());
 
-afterAll(async () => {
-  server.closeAllConnections();
-  await new Promise((resolve) => server.close(resolve));
-  await fake.close();
-});
-
-async function call(account: keyof typeof KEYS, method: string, path: string, body?: unknown) {
-  const res = await fetch(`${base}/api/v1${path}`, { method, headers: { 'x-api-key': KEYS[account], 'content-type': 'application/json' }, ...(body !== undefined && { body: JSON.stringify(body) }) });
-  return { status: res.status, body: (await res.json()) as Record<string, any> };
-}
-
-const agents: Record<string, string> = {};
-async function agent(account: keyof typeof KEYS, model = 'echo') {
-  agents[`${account}:${model}`] ??= (await call(account, 'POST', '/agents', { name: 'J', instruction: 'Answer in JSON.', model })).body.data.agent_id;
-  return agents[`${account}:${model}`]!;
-}
-
-const run = async (account: keyof typeof KEYS, json_format: unknown, input = 'hello', model = 'echo') =>
-  call(account, 'POST', `/agents/${await agent(account, model)}/run`, { input, json_format });
-
-const formatError = (message: string) => ({ success: false, error: 'Invalid request format', details: { json_format: { message, path: ['json_format'] } }, status: 400 });
+const run = (account: keyof typeof KEYS, json_format: unknown, input?: string) => fixture.run(account, json_format, input);
 
 describe('json_format is private to its account', () => {
   const invoice = (field: string) => ({ $id: 'https://acme.example/invoice', type: 'object', properties: { [field]: { type: 'string' } }, required: [field] });

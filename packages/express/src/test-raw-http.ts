@@ -57,3 +57,19 @@ export function parseResponse(raw: string): RawResponse {
     throw new Error(`the body is not one JSON text: ${JSON.stringify(text)}`);
   }
 }
+
+/** The whole raw response an envelope refusal of `status` is (see `answerClientErrors`). */
+export function envelopeResponse(status: number, reason: string, error: string, extraHeaders: Record<string, string> = {}): RawResponse {
+  const body = { success: false, error, status };
+  return {
+    statusLine: `HTTP/1.1 ${status} ${reason}`,
+    headers: {
+      'content-type': 'application/json; charset=utf-8',
+      'content-length': String(Buffer.byteLength(JSON.stringify(body))),
+      'cache-control': 'no-store',
+      connection: 'close',
+      ...extraHeaders,
+    },
+    body,
+  };
+}
