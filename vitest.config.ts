@@ -24,8 +24,8 @@ export default defineConfig({
     // CI reads a machine-readable copy of the results to print one summary line per Node version.
     reporters: process.env.VITEST_JSON_REPORT ? ['default', ['json', { outputFile: process.env.VITEST_JSON_REPORT }]] : ['default'],
     projects: [
-      { extends: true, test: { name: 'tests', include: TESTS, exclude: ISOLATED } },
-      { extends: true, test: { name: 'isolated', include: ISOLATED, fileParallelism: false, sequence: { groupOrder: 1 } } },
+      { extends: true, test: { name: 'tests', include: TESTS, exclude: ISOLATED, sequence: { groupOrder: 1 } } },
+      { extends: true, test: { name: 'isolated', include: ISOLATED, fileParallelism: false, sequence: { groupOrder: 2 } } },
     ],
   },
 });

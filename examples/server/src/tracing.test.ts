@@ -29,7 +29,7 @@ test('with AGENTHOST_TRACING the server sends its spans over OTLP/HTTP, flushed 
     const exported = received.join('\n');
     expect(exported).toContain('"name":"agenthost.run"');
     expect(exported).toContain('"name":"POST /api/v1/agents/:agentId/run"');
-    expect(exported).toContain('"name":"ai.generateText.doGenerate"');
+    expect(exported).toContain('"name":"chat echo"');
     expect(exported).toMatch(/"key":"gen_ai\.usage\.input_tokens","value":\{"intValue":"?\d+"?\}/);
     expect(exported).toContain(`"stringValue":"${agentId}"`);
     expect(exported).not.toContain('trace this');

@@ -329,7 +329,7 @@ describe('tools that fail', () => {
     expect([result.output, result.metadata.tool_used]).toStrictEqual(['The lookup failed.', 'crm']);
     const toolMessage = model.doGenerateCalls[1]!.prompt.find((m) => m.role === 'tool');
     expect(toolMessage?.content).toStrictEqual([
-      { type: 'tool-result', toolCallId: 'c1', toolName: 'lookup', output: { type: 'error-text', value: 'CRM is down' }, providerOptions: undefined },
+      { type: 'tool-result', toolCallId: 'c1', toolName: 'lookup', output: { type: 'error-text', value: 'Error: CRM is down' }, providerOptions: undefined },
     ]);
   });
 });

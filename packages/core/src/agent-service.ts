@@ -1,5 +1,6 @@
 import { SpanKind, SpanStatusCode, context, trace, type Span } from '@opentelemetry/api';
-import { generateText, stepCountIs, streamText, type ModelMessage, type ToolSet } from 'ai';
+import { OpenTelemetry } from '@ai-sdk/otel';
+import { generateText, isStepCount, streamText, type ModelMessage, type TelemetryOptions, type ToolSet } from 'ai';
 import { DEFAULT_CONTEXT_WINDOW, DEFAULT_CONTEXT_WINDOWS, estimateTokens, fitHistory } from './context-window.js';
 import { AgentHostError } from './errors/agenthost-error.js';
 import { ConflictError } from './errors/conflict-error.js';
@@ -187,6 +188,12 @@ export class AgentService {
   readonly #runWaitMs: number;
   readonly #observe: (observation: RunObservation) => void;
   readonly #telemetry: { enabled: boolean; recordContent?: boolean } | undefined;
+  /**
+   * The AI SDK's telemetry of model calls: GenAI spans through `@ai-sdk/otel` when on, and off
+   * explicitly otherwise (the SDK records every call, content included, once any app registers an
+   * integration).
+   */
+  readonly #aiTelemetry: TelemetryOptions;
   readonly #sandbox: SchemaSandbox;
 
   constructor(options: AgentServiceOptions) {
@@ -210,6 +217,15 @@ export class AgentService {
     this.#locks = options.locks ?? inProcessLocks();
     this.#runWaitMs = positiveInteger('runWaitMs', options.runWaitMs, 30_000, MAX_TIMER_MS);
     this.#telemetry = options.telemetry?.enabled ? options.telemetry : undefined;
+    this.#aiTelemetry = this.#telemetry
+      ? {
+          isEnabled: true,
+          functionId: 'agenthost.run',
+          recordInputs: this.#telemetry.recordContent === true,
+          recordOutputs: this.#telemetry.recordContent === true,
+          integrations: [new OpenTelemetry()],
+        }
+      : { isEnabled: false };
     this.#sandbox = options.schemaSandbox ?? sharedSchemaSandbox();
     this.#observe = (observation) => {
       try {
@@ -380,7 +396,7 @@ export class AgentService {
       }
       const output = run.output ? JSON.stringify(result.output) : result.text;
       const calledTool = result.steps.some((step) => step.toolCalls.length > 0);
-      const answer = await this.#commit(run, output, calledTool, result.totalUsage, options.signal);
+      const answer = await this.#commit(run, output, calledTool, result.usage, options.signal);
       this.#observe({ model: run.agent.config.model, outcome: 'ok', tokens: answer.metadata.tokens, providerMs });
       return answer;
     } catch (error) {
@@ -454,7 +470,7 @@ export class AgentService {
       const traced = () => (span ? context.with(trace.setSpan(context.active(), span), start) : start());
       const result = withRunContext({ accountId: run.session.accountId, sandbox: this.#sandbox }, traced);
       try {
-        for await (const part of result.fullStream) {
+        for await (const part of result.stream) {
           if (part.type === 'text-delta' && !run.output) yield { type: 'text-delta', delta: part.text };
           else if (part.type === 'tool-call') {
             calledTool = true;
@@ -468,7 +484,7 @@ export class AgentService {
         }
         if (failure !== undefined) throw failure;
         const output = run.output ? JSON.stringify(await result.output) : await result.text;
-        const usage = await result.totalUsage;
+        const usage = await result.usage;
         const providerMs = performance.now() - started;
         const answer = await this.#commit(run, output, calledTool, usage, signal);
         this.#observe({ model: run.agent.config.model, outcome: 'ok', tokens: answer.metadata.tokens, providerMs });
@@ -585,20 +601,13 @@ export class AgentService {
   #callSettings(run: PreparedRun) {
     return {
       model: run.model,
-      system: run.agent.config.instruction,
+      instructions: run.agent.config.instruction,
       messages: run.messages,
-      ...(run.tools && { tools: run.tools, stopWhen: stepCountIs(this.#maxToolSteps) }),
+      ...(run.tools && { tools: run.tools, stopWhen: isStepCount(this.#maxToolSteps) }),
       ...(run.output && { output: run.output }),
       maxOutputTokens: this.#maxOutputTokens,
       maxRetries: this.#maxRetries,
-      ...(this.#telemetry && {
-        experimental_telemetry: {
-          isEnabled: true,
-          functionId: 'agenthost.run',
-          recordInputs: this.#telemetry.recordContent === true,
-          recordOutputs: this.#telemetry.recordContent === true,
-        },
-      }),
+      telemetry: this.#aiTelemetry,
     };
   }
 

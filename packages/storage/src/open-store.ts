@@ -2,6 +2,7 @@ import { mkdir } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import { inProcessLocks, type AgentStore, type ApiKeyStore, type HostSecretStore, type IdempotencyStore, type LockProvider } from '@agenthost/core';
 import { KeyvStore } from './keyv-store.js';
+import { NodeSqliteAdapter, loadNodeSqlite } from './node-sqlite-adapter.js';
 import { postgresLocks } from './locks/postgres-locks.js';
 import { redisLocks, type RedisLockClient } from './locks/redis-locks.js';
 import { MemoryStore } from './memory-store.js';
@@ -73,8 +74,8 @@ function withTimeout<T>(promise: Promise<T>, ms: number, what: string): Promise<
 }
 
 /**
- * Opens a store from a location string: `memory`, `sqlite://path/to/file.sqlite`, `redis://...`,
- * `rediss://...`, or `postgres://...`. The Keyv adapter of the scheme (`@keyv/sqlite`, `@keyv/redis`,
+ * Opens a store from a location string: `memory`, `sqlite://path/to/file.sqlite` (Node's own SQLite,
+ * nothing to install), `redis://...`, `rediss://...`, or `postgres://...`. The Keyv adapter of the scheme (`@keyv/redis`,
  * `@keyv/postgres` with `pg`) must be installed; only the one used is loaded.
  *
  * Connections are bounded (connect and command timeouts, no offline queue), so an outage turns into
@@ -104,19 +105,13 @@ export async function openStore(location: string, options: OpenStoreOptions = {}
     case 'sqlite:': {
       const path = location.slice('sqlite://'.length);
       if (!path) throw new Error('sqlite:// needs a file path, e.g. sqlite://./.agenthost/agenthost.sqlite');
-      const { default: KeyvSqlite } = await importOptional('@keyv/sqlite', 'sqlite://', () => import('@keyv/sqlite'));
       await mkdir(dirname(path), { recursive: true });
-      const adapter = new KeyvSqlite({ uri: `sqlite://${path}`, table: 'agenthost_kv', busyTimeout: commandTimeoutMs });
+      const adapter = new NodeSqliteAdapter(await loadNodeSqlite(), { filename: path, table: 'agenthost_kv', busyTimeoutMs: commandTimeoutMs });
       const keyv = new Keyv({ store: adapter, namespace, throwOnErrors: true });
       keyv.on('error', onError);
-      // Write-ahead logging: a committed write survives a crash of the process, readers do not block
-      // the writer, and a write costs one append instead of rewriting pages.
-      await withTimeout(adapter.query('PRAGMA journal_mode=WAL'), connectTimeoutMs * 5, `SQLite file ${path}`);
-      await adapter.query('PRAGMA synchronous=NORMAL');
       // One SQLite file serves one process, so in-process locks are the shared ones.
       const locks = inProcessLocks();
       const store = new KeyvStore(keyv, { locks });
-      await withTimeout(keyv.get('open-check'), connectTimeoutMs * 5, `SQLite file ${path}`);
       return { kind: 'sqlite', description: `sqlite://${path}`, store, locks, close: () => store.close() };
     }
     case 'redis:':

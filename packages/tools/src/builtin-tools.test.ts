@@ -3,7 +3,7 @@ import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { builtinTools } from './builtin-tools.js';
 
-const options = { toolCallId: 'call-1', messages: [] };
+const options = { toolCallId: 'call-1', messages: [], context: {} };
 
 describe('builtinTools', () => {
   let server: Server;

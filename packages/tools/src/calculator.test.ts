@@ -24,7 +24,7 @@ function text(value: string): GenerateResult {
 }
 
 async function calculate(expression: string): Promise<unknown> {
-  return calculatorTool().execute!({ expression }, { toolCallId: 'call-1', messages: [] });
+  return calculatorTool().execute!({ expression }, { toolCallId: 'call-1', messages: [], context: {} });
 }
 
 async function failure(expression: string): Promise<string> {
@@ -169,7 +169,7 @@ describe('calculator through generateText', () => {
           toolCallId: 'call-1',
           toolName: 'calculator',
           providerOptions: undefined,
-          output: { type: 'error-text', value: 'The function "zeros" is not allowed. Functions: sqrt, abs, round, floor, ceil, min, max, log, log10, exp, sin, cos, tan' },
+          output: { type: 'error-text', value: 'CalculatorError: The function "zeros" is not allowed. Functions: sqrt, abs, round, floor, ceil, min, max, log, log10, exp, sin, cos, tan' },
         },
       ],
     });

@@ -6,7 +6,7 @@ function at(iso: string) {
 }
 
 async function ask(iso: string, time_zone?: string): Promise<unknown> {
-  return at(iso).execute!(time_zone === undefined ? {} : { time_zone }, { toolCallId: 'call-1', messages: [] });
+  return at(iso).execute!(time_zone === undefined ? {} : { time_zone }, { toolCallId: 'call-1', messages: [], context: {} });
 }
 
 describe('datetime', () => {
@@ -82,7 +82,7 @@ describe('datetime', () => {
   test('the clock is read at each call', async () => {
     let now = new Date('2026-11-22T10:00:00.000Z');
     const datetime = datetimeTool({ now: () => now });
-    const call = async () => (await datetime.execute!({}, { toolCallId: 'call-1', messages: [] })) as { iso: string };
+    const call = async () => (await datetime.execute!({}, { toolCallId: 'call-1', messages: [], context: {} })) as { iso: string };
     const first = (await call()).iso;
     now = new Date('2026-11-22T10:00:01.500Z');
     expect([first, (await call()).iso]).toStrictEqual(['2026-11-22T10:00:00.000+00:00', '2026-11-22T10:00:01.500+00:00']);

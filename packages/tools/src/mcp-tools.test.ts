@@ -66,7 +66,7 @@ function toolMessage(toolName: string, output: unknown) {
 }
 
 async function textOf(tools: ToolSet | undefined, name: string, input: unknown): Promise<string> {
-  const result = (await tools![name]!.execute!(input, { toolCallId: 'call-1', messages: [] })) as { content: { text: string }[] };
+  const result = (await tools![name]!.execute!(input, { toolCallId: 'call-1', messages: [], context: {} })) as { content: { text: string }[] };
   return result.content[0]!.text;
 }
 
@@ -108,7 +108,7 @@ describe('mcpTools over stdio (a real server process)', () => {
     expect(run).toStrictEqual({
       text: 'done',
       offered: ['add', 'fail', 'pid', 'env'],
-      toolMessage: toolMessage('fail', { type: 'error-text', value: 'MCP tool "fail" on server "echo" failed: fail was asked to fail: testing' }),
+      toolMessage: toolMessage('fail', { type: 'error-text', value: 'Error: MCP tool "fail" on server "echo" failed: fail was asked to fail: testing' }),
     });
   });
 
@@ -119,7 +119,7 @@ describe('mcpTools over stdio (a real server process)', () => {
     expect(run.toolMessage).toStrictEqual(
       toolMessage('add', {
         type: 'error-text',
-        value: 'MCP tool "add" on server "echo" failed: MCP error -32602: Input validation error: Invalid arguments for tool add: Invalid input: expected number, received string at a',
+        value: 'Error: MCP tool "add" on server "echo" failed: MCP error -32602: Input validation error: Invalid arguments for tool add: Invalid input: expected number, received string at a',
       }),
     );
   });
@@ -150,7 +150,7 @@ describe('mcpTools over stdio (a real server process)', () => {
     await mcp.close();
     expect(mcp.listTools()).toStrictEqual(['mcp:echo']);
     const run = await callThroughModel(tools, 'add', { a: 1, b: 2 });
-    expect(run.toolMessage).toStrictEqual(toolMessage('add', { type: 'error-text', value: 'Attempted to send a request from a closed client' }));
+    expect(run.toolMessage).toStrictEqual(toolMessage('add', { type: 'error-text', value: 'MCPClientError: Attempted to send a request from a closed client' }));
   });
 
   test('several servers are separate integrations, in the order given', async () => {
@@ -284,7 +284,7 @@ describe('mcpTools over Streamable HTTP (a real server in this process)', () => 
   test('a tool that throws on the server reaches the model as a tool error', async () => {
     const mcp = await open({ remote: { url, headers: { Authorization: `Bearer ${TOKEN}` } } });
     const run = await callThroughModel(mcp.tools('mcp:remote')!, 'explode', {});
-    expect(run.toolMessage).toStrictEqual(toolMessage('explode', { type: 'error-text', value: 'MCP tool "explode" on server "remote" failed: exploded on purpose' }));
+    expect(run.toolMessage).toStrictEqual(toolMessage('explode', { type: 'error-text', value: 'Error: MCP tool "explode" on server "remote" failed: exploded on purpose' }));
   });
 
   test('close() ends the HTTP session', async () => {

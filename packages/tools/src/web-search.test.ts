@@ -66,7 +66,7 @@ beforeEach(() => {
 
 function search(query: string, options: Partial<WebSearchToolOptions> = {}): Promise<unknown> {
   const tool = webSearchTool({ apiKey: API_KEY, baseURL, ...options });
-  return Promise.resolve(tool.execute!({ query }, { toolCallId: 'call-1', messages: [] }));
+  return Promise.resolve(tool.execute!({ query }, { toolCallId: 'call-1', messages: [], context: {} }));
 }
 
 async function failure(promise: Promise<unknown>): Promise<Error> {

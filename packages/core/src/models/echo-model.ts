@@ -1,11 +1,11 @@
 import type {
-  LanguageModelV3,
-  LanguageModelV3CallOptions,
-  LanguageModelV3GenerateResult,
-  LanguageModelV3Prompt,
-  LanguageModelV3StreamPart,
-  LanguageModelV3StreamResult,
-  LanguageModelV3Usage,
+  LanguageModelV4,
+  LanguageModelV4CallOptions,
+  LanguageModelV4GenerateResult,
+  LanguageModelV4Prompt,
+  LanguageModelV4StreamPart,
+  LanguageModelV4StreamResult,
+  LanguageModelV4Usage,
 } from '@ai-sdk/provider';
 import { ANSWER_CHARS_PER_TOKEN } from '../structured-output/json-format.js';
 import { sharedSchemaSandbox, type SchemaSandbox } from '../structured-output/schema-sandbox.js';
@@ -26,7 +26,7 @@ export function countEchoTokens(text: string): number {
   return text.match(TOKEN)?.length ?? 0;
 }
 
-function messageText(message: LanguageModelV3Prompt[number]): string {
+function messageText(message: LanguageModelV4Prompt[number]): string {
   if (typeof message.content === 'string') return message.content;
   return message.content
     .map((part) => {
@@ -38,7 +38,7 @@ function messageText(message: LanguageModelV3Prompt[number]): string {
     .join(' ');
 }
 
-function usage(prompt: LanguageModelV3Prompt, reply: string): LanguageModelV3Usage {
+function usage(prompt: LanguageModelV4Prompt, reply: string): LanguageModelV4Usage {
   const input = prompt.reduce((sum, m) => sum + PER_MESSAGE + countEchoTokens(messageText(m)), 0);
   const output = countEchoTokens(reply);
   return {
@@ -60,7 +60,7 @@ function firstTokens(text: string, max: number): { text: string; cut: boolean } 
 }
 
 /** The echo model's answer: the last user message, echoed or put into JSON, within the output limit. */
-async function replyTo(options: LanguageModelV3CallOptions, own: SchemaSandbox | undefined): Promise<{ text: string; cut: boolean }> {
+async function replyTo(options: LanguageModelV4CallOptions, own: SchemaSandbox | undefined): Promise<{ text: string; cut: boolean }> {
   const lastUser = [...options.prompt].reverse().find((m) => m.role === 'user');
   const said = lastUser ? messageText(lastUser) : '';
   const maxTokens = options.maxOutputTokens ?? DEFAULT_MAX_OUTPUT_TOKENS;
@@ -84,8 +84,8 @@ async function replyTo(options: LanguageModelV3CallOptions, own: SchemaSandbox |
  * `maxOutputTokens` (finish reason `length`). It calls no tools and needs no network or key. Use it
  * for development, demos and tests; it is not a language model in any useful sense.
  */
-export class EchoLanguageModel implements LanguageModelV3 {
-  readonly specificationVersion = 'v3';
+export class EchoLanguageModel implements LanguageModelV4 {
+  readonly specificationVersion = 'v4';
   readonly provider = 'agenthost';
   readonly modelId: string;
   readonly supportedUrls = {};
@@ -97,7 +97,7 @@ export class EchoLanguageModel implements LanguageModelV3 {
     this.#sandbox = options.sandbox;
   }
 
-  async doGenerate(options: LanguageModelV3CallOptions): Promise<LanguageModelV3GenerateResult> {
+  async doGenerate(options: LanguageModelV4CallOptions): Promise<LanguageModelV4GenerateResult> {
     options.abortSignal?.throwIfAborted();
     const { text, cut } = await replyTo(options, this.#sandbox);
     return {
@@ -109,18 +109,18 @@ export class EchoLanguageModel implements LanguageModelV3 {
     };
   }
 
-  async doStream(options: LanguageModelV3CallOptions): Promise<LanguageModelV3StreamResult> {
+  async doStream(options: LanguageModelV4CallOptions): Promise<LanguageModelV4StreamResult> {
     options.abortSignal?.throwIfAborted();
     const { text, cut } = await replyTo(options, this.#sandbox);
-    const parts: LanguageModelV3StreamPart[] = [
+    const parts: LanguageModelV4StreamPart[] = [
       { type: 'stream-start', warnings: [] },
       { type: 'text-start', id: 't0' },
-      ...(text.match(/\S+\s*/g) ?? []).map((delta): LanguageModelV3StreamPart => ({ type: 'text-delta', id: 't0', delta })),
+      ...(text.match(/\S+\s*/g) ?? []).map((delta): LanguageModelV4StreamPart => ({ type: 'text-delta', id: 't0', delta })),
       { type: 'text-end', id: 't0' },
       { type: 'finish', finishReason: finish(cut), usage: usage(options.prompt, text) },
     ];
     return {
-      stream: new ReadableStream<LanguageModelV3StreamPart>({
+      stream: new ReadableStream<LanguageModelV4StreamPart>({
         start(controller) {
           for (const part of parts) controller.enqueue(part);
           controller.close();

@@ -1,7 +1,11 @@
-import type { LanguageModelV2, LanguageModelV3 } from '@ai-sdk/provider';
+import type { LanguageModel } from 'ai';
 
-/** An AI SDK language model object (specification v3, or v2 from an older provider package). */
-export type ChatModel = LanguageModelV3 | LanguageModelV2;
+/**
+ * An AI SDK language model object: what `ai` accepts, of the current provider specification (v4) or
+ * an older one (v3, v2), which the SDK adapts. Never a bare model id string (the SDK would send it to
+ * its hosted gateway).
+ */
+export type ChatModel = Exclude<LanguageModel, string>;
 
 /**
  * The model port: turns a model name, as stored in an agent's config, into an AI SDK language model.

@@ -108,7 +108,10 @@ export class SchemaSandbox {
     } catch (error) {
       if (isOutOfMemory(error) && !retried) return this.#attempt(task, timeoutMs, signal, true);
       if (signal?.aborted) throw signal.reason;
-      throw failure(error, timeoutMs);
+      if (deadline.aborted) {
+        throw new OverloadedError({ message: `json_format could not be checked within ${timeoutMs} ms; retry later, or send a smaller schema`, cause: error });
+      }
+      throw failure(error);
     }
   }
 }
@@ -121,13 +124,10 @@ function cacheKey(accountId: string, text: string): string {
   return createHash('sha256').update(accountId).update('\0').update(text).digest('base64url');
 }
 
-/** What a task that did not finish becomes. */
-function failure(error: unknown, timeoutMs: number): AgentHostError {
+/** What a task that failed in its worker becomes. */
+function failure(error: unknown): AgentHostError {
   if (AgentHostError.isInstance(error)) return error;
   if (isOutOfMemory(error)) return invalidFormat('json_format needs more memory to check than this server allows');
-  if ((error as Error | null)?.name === 'AbortError') {
-    return new OverloadedError({ message: `json_format could not be checked within ${timeoutMs} ms; retry later, or send a smaller schema`, cause: error });
-  }
   return new AgentHostError({ code: 'internal', message: 'Checking json_format failed', cause: error });
 }
 
