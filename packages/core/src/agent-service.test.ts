@@ -122,7 +122,7 @@ describe('createAgent, getAgent, listAgents', () => {
 
   test('an unsupported model lists the supported ones', async () => {
     const error = await rejection(makeService().createAgent(ACME, { ...agentInput, model: 'gpt-9' }));
-    expect(error.details).toStrictEqual({ model: { message: 'Unsupported model "gpt-9". Supported models: mock', path: ['model'] } });
+    expect(error.details).toStrictEqual({ model: { message: 'Unsupported model "gpt-9". Name a model as provider/model; offered: custom: mock', path: ['model'] } });
   });
 
   test('an unknown tool lists the supported ones', async () => {
@@ -303,7 +303,7 @@ describe('runAgent', () => {
     expect([error.code, error.message, error.details]).toStrictEqual([
       'invalid_input',
       'The agent\'s model "mock" is not offered by this server',
-      { model: { message: 'Unsupported model "mock". Supported models: other', path: ['model'] } },
+      { model: { message: 'Unsupported model "mock". Name a model as provider/model; offered: custom: other', path: ['model'] } },
     ]);
   });
 });

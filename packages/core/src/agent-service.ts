@@ -1,7 +1,7 @@
 import { SpanKind, SpanStatusCode, context, trace, type Span } from '@opentelemetry/api';
 import { OpenTelemetry } from '@ai-sdk/otel';
 import { generateText, isStepCount, streamText, type ModelMessage, type TelemetryOptions, type ToolSet } from 'ai';
-import { DEFAULT_CONTEXT_WINDOW, DEFAULT_CONTEXT_WINDOWS, estimateTokens, fitHistory } from './context-window.js';
+import { DEFAULT_CONTEXT_WINDOW, estimateTokens, fitHistory } from './context-window.js';
 import { AgentHostError } from './errors/agenthost-error.js';
 import { ConflictError } from './errors/conflict-error.js';
 import { InvalidInputError } from './errors/invalid-input-error.js';
@@ -11,7 +11,8 @@ import { randomId, type IdGenerator } from './ids.js';
 import { inProcessLocks } from './locks/in-process-locks.js';
 import type { AgentStore, SessionRef } from './ports/agent-store.js';
 import type { Lease, LockProvider } from './ports/lock-provider.js';
-import type { ChatModel, ModelProvider } from './ports/model-provider.js';
+import { describeModels, describeTools, estimatedCost, infoOf, offeredModelsText, type ToolInfo } from './discovery.js';
+import type { ChatModel, ModelInfo, ModelProvider } from './ports/model-provider.js';
 import type { ToolProvider } from './ports/tool-provider.js';
 import { providerFailure } from './provider-failures.js';
 import { unfinishedStep } from './stream-finish.js';
@@ -56,7 +57,7 @@ export interface AgentServiceOptions {
   maxInputChars?: number;
   /** Most tokens a model may answer with in one step (default 4 096). */
   maxOutputTokens?: number;
-  /** Context windows by model name, in tokens, over {@link DEFAULT_CONTEXT_WINDOWS}. */
+  /** Context windows by model name, in tokens, over what the model's provider says (its catalog). */
   contextWindows?: Record<string, number>;
   /**
    * Serialises runs of one session. The default works within one process; servers that share a
@@ -114,6 +115,8 @@ export interface PageOptions {
 interface PreparedRun {
   agent: AgentRecord;
   model: ChatModel;
+  /** What is known of the model (its price, for the run's cost). */
+  info: ModelInfo;
   session: SessionRef;
   input: string;
   messages: ModelMessage[];
@@ -213,7 +216,7 @@ export class AgentService {
     this.#maxToolSteps = positiveInteger('maxToolSteps', options.maxToolSteps, 5);
     this.#maxInputChars = positiveInteger('maxInputChars', options.maxInputChars, 32_000);
     this.#maxOutputTokens = positiveInteger('maxOutputTokens', options.maxOutputTokens, DEFAULT_MAX_OUTPUT_TOKENS);
-    this.#contextWindows = { ...DEFAULT_CONTEXT_WINDOWS, ...options.contextWindows };
+    this.#contextWindows = { ...options.contextWindows };
     this.#locks = options.locks ?? inProcessLocks();
     this.#runWaitMs = positiveInteger('runWaitMs', options.runWaitMs, 30_000, MAX_TIMER_MS);
     this.#telemetry = options.telemetry?.enabled ? options.telemetry : undefined;
@@ -241,9 +244,23 @@ export class AgentService {
     return this.#models.listModels();
   }
 
+  /** The models agents may use, with their provider, context window and price where known. */
+  describeModels(): ModelInfo[] {
+    return describeModels(this.#models);
+  }
+
   /** The tool integration names agents may use. */
   listTools(): readonly string[] {
     return this.#tools.listTools();
+  }
+
+  /** The tool integrations agents may use, with what each does. */
+  describeTools(): ToolInfo[] {
+    return describeTools(this.#tools);
+  }
+
+  #unsupported(model: string): string {
+    return `Unsupported model "${model}". Name a model as provider/model; offered: ${offeredModelsText(this.#models)}`;
   }
 
   /**
@@ -329,7 +346,7 @@ export class AgentService {
   /** Throws when a configuration names a model or a tool this service does not offer. */
   #checkOffered(config: { model: string; tool: string | null }): void {
     if (!this.#models.languageModel(config.model)) {
-      throw field('model', `Unsupported model "${config.model}". Supported models: ${this.listModels().join(', ')}`);
+      throw field('model', this.#unsupported(config.model));
     }
     if (config.tool !== null && !this.#tools.tools(config.tool)) {
       const supported = this.listTools();
@@ -563,7 +580,8 @@ export class AgentService {
     const tools = agent.config.tool === null ? undefined : this.#tools.tools(agent.config.tool);
     const session: SessionRef = { accountId, agentId, sessionId: run.session_id ?? this.#generateId('session') };
 
-    const window = this.#contextWindows[agent.config.model] ?? DEFAULT_CONTEXT_WINDOW;
+    const info = infoOf(this.#models, agent.config.model);
+    const window = this.#contextWindows[agent.config.model] ?? info.context_window ?? DEFAULT_CONTEXT_WINDOW;
     const reserved =
       this.#maxOutputTokens + estimateTokens(agent.config.instruction) + estimateTokens(run.input) + Object.keys(tools ?? {}).length * TOKENS_PER_TOOL;
     if (reserved > window) {
@@ -583,6 +601,7 @@ export class AgentService {
       return {
         agent,
         model,
+        info,
         session,
         input: run.input,
         messages: [...fitted.sent.map(toModelMessage), { role: 'user', content: run.input }],
@@ -640,6 +659,7 @@ export class AgentService {
     ]);
     const prompt = usage.inputTokens ?? 0;
     const completion = usage.outputTokens ?? 0;
+    const cost = estimatedCost(run.info, { prompt, completion });
     return {
       output,
       session_id: run.session.sessionId,
@@ -648,6 +668,7 @@ export class AgentService {
         tool_used: calledTool ? run.agent.config.tool : null,
         tokens: { prompt, completion, total: prompt + completion },
         omitted_messages: run.omitted,
+        ...(cost !== undefined && { cost }),
       },
     };
   }
@@ -679,7 +700,7 @@ export class AgentService {
       // The agent was created when the model was offered; the server's configuration has changed since.
       throw new InvalidInputError({
         message: `The agent's model "${agent.config.model}" is not offered by this server`,
-        details: { model: { message: `Unsupported model "${agent.config.model}". Supported models: ${this.listModels().join(', ')}`, path: ['model'] } },
+        details: { model: { message: this.#unsupported(agent.config.model), path: ['model'] } },
       });
     }
     return model;

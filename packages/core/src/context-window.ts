@@ -1,24 +1,6 @@
 import type { SessionMessage } from './records.js';
 
-/**
- * Context windows of known models, in tokens. A model not listed gets {@link DEFAULT_CONTEXT_WINDOW}.
- * Override per model with `AgentServiceOptions.contextWindows`.
- */
-export const DEFAULT_CONTEXT_WINDOWS: Readonly<Record<string, number>> = Object.freeze({
-  echo: 8_192,
-  'gpt-4o': 128_000,
-  'gpt-4o-mini': 128_000,
-  'gpt-4.1': 1_047_576,
-  'gpt-4.1-mini': 1_047_576,
-  'gpt-4.1-nano': 1_047_576,
-  'gpt-5': 400_000,
-  'gpt-5-mini': 400_000,
-  'gpt-5-nano': 400_000,
-  o3: 200_000,
-  'o4-mini': 200_000,
-});
-
-/** The window assumed for a model not listed. */
+/** The window assumed for a model whose window is not known (from its provider's catalog, or configured). */
 export const DEFAULT_CONTEXT_WINDOW = 128_000;
 
 const PER_MESSAGE = 4;

@@ -61,6 +61,11 @@ export interface RunMetadata {
    * context budget (oldest first); 0 when the whole conversation was sent.
    */
   omitted_messages: number;
+  /**
+   * An estimate of what the run cost, in US dollars: its tokens at the model's list price (from the
+   * model catalog), before discounts, caching and tiers. Absent when the price is not known.
+   */
+  cost?: number;
 }
 
 /** What a streamed run reports as it goes; exactly one `done` ends a stream that did not fail. */

@@ -287,7 +287,7 @@ async function step(model: Model, call: ReturnType<typeof makeApp>['call'], o: O
             : typeof b.name === 'string' && b.name.trim() === ''
               ? invalid(issue('name', 'name must not be blank'))
               : b.model === 'gpt-9'
-                ? invalid(issue('model', 'Unsupported model "gpt-9". Supported models: echo'))
+                ? invalid(issue('model', 'Unsupported model "gpt-9". Name a model as provider/model; offered: agenthost: echo'))
                 : invalid(issue('tool', 'Unknown tool "calculator". This server offers no tools'), 'Unknown tool "calculator". This server offers no tools');
         expectReply(reply, 400, expected);
         return undefined;
@@ -365,7 +365,7 @@ async function step(model: Model, call: ReturnType<typeof makeApp>['call'], o: O
       } else if (c.component === ' ') {
         expectReply(reply, 400, invalid(issue('component', 'component must not be blank')));
       } else if (c.model === 'gpt-9') {
-        expectReply(reply, 400, invalid(issue('model', 'Unsupported model "gpt-9". Supported models: echo')));
+        expectReply(reply, 400, invalid(issue('model', 'Unsupported model "gpt-9". Name a model as provider/model; offered: agenthost: echo')));
       } else if (c.tool === 'calculator') {
         const message = 'Unknown tool "calculator". This server offers no tools';
         expectReply(reply, 400, invalid(issue('tool', message), message));
@@ -428,7 +428,7 @@ async function step(model: Model, call: ReturnType<typeof makeApp>['call'], o: O
       const output = `Echo: ${o.input}`;
       const prompt = tokens(agent.record.config.instruction) + history.reduce((n, m) => n + tokens(m.content), 0) + tokens(o.input);
       const completion = countEchoTokens(output);
-      const result = { output, session_id: id, metadata: { model: 'echo', tool_used: null, tokens: { prompt, completion, total: prompt + completion }, omitted_messages: 0 } };
+      const result = { output, session_id: id, metadata: { model: 'echo', tool_used: null, tokens: { prompt, completion, total: prompt + completion }, omitted_messages: 0, cost: 0 } };
       if (o.stream === 'no') expectReply(reply, 200, ok(result));
       else {
         const frames = events(reply);

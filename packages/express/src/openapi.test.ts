@@ -326,7 +326,7 @@ describe('every response matches the document', () => {
     const id = await createAgent();
     const invalid = await conform(api().post('/agents', { name: ' ', model: 'echo' }));
     expect([invalid.status, Object.keys(invalid.body.details).sort()]).toStrictEqual([400, ['instruction', 'name']]);
-    expect((await conform(api().post('/agents', { ...agentBody, model: 'nope' }))).body.details.model.message).toContain('Supported models: echo');
+    expect((await conform(api().post('/agents', { ...agentBody, model: 'nope' }))).body.details.model.message).toContain('offered: agenthost: echo');
     expect((await conform(api().post('/agents', '{"name": ').set('content-type', 'application/json'))).status).toBe(400);
     expect((await conform(api().post('/agents', [1, 2]))).body.details).toHaveProperty('request');
     expect((await conform(api().patch(`/agents/${id}`, {}))).status).toBe(400);

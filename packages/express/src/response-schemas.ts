@@ -87,6 +87,11 @@ export const runMetadataSchema = component(
         .int()
         .nonnegative()
         .describe('How many earlier messages of the session were left out of the prompt to fit the model\'s context budget (0 when none were)'),
+      cost: z
+        .number()
+        .nonnegative()
+        .optional()
+        .describe('An estimate of the run\'s cost in US dollars: its tokens at the model\'s list price, from the model catalog (no discounts, caching or tiers). Absent when the price is not known'),
     })
     .describe('What a run reports besides its output'),
 );

@@ -89,7 +89,7 @@ describe('mounted in a host app', () => {
     const first = await request(app).post('/api/v1/agents/agent_1/run').set('x-api-key', KEY_A).send({ input: 'Hello there' });
     expect([first.status, first.body]).toStrictEqual([
       200,
-      { success: true, data: { output: 'Echo: Hello there', session_id: 'session_1', metadata: { model: 'echo', tool_used: null, tokens: { prompt: 12, completion: 4, total: 16 }, omitted_messages: 0 } }, status: 200 },
+      { success: true, data: { output: 'Echo: Hello there', session_id: 'session_1', metadata: { model: 'echo', tool_used: null, tokens: { prompt: 12, completion: 4, total: 16 }, omitted_messages: 0, cost: 0 } }, status: 200 },
     ]);
     const second = await request(app).post('/api/agents/agent_1/run').set('x-api-key', KEY_A).send({ input: 'Hello there', session_id: 'session_1' });
     expect(second.body.data.metadata.tokens).toStrictEqual({ prompt: 24, completion: 4, total: 28 });
@@ -342,7 +342,7 @@ describe('changing, deleting and paging agents', () => {
     const bad = await key(request(app).patch('/api/v1/agents/agent_1')).send({ model: 'gpt-9', name: '' });
     expect([bad.status, Object.keys(bad.body.details)]).toStrictEqual([400, ['name']]);
     const badModel = await key(request(app).patch('/api/v1/agents/agent_1')).send({ model: 'gpt-9' });
-    expect([badModel.status, badModel.body.details.model.message]).toStrictEqual([400, 'Unsupported model "gpt-9". Supported models: echo']);
+    expect([badModel.status, badModel.body.details.model.message]).toStrictEqual([400, 'Unsupported model "gpt-9". Name a model as provider/model; offered: agenthost: echo']);
     const empty = await key(request(app).patch('/api/v1/agents/agent_1')).send({});
     expect([empty.status, empty.body.details]).toStrictEqual([400, { request: { message: 'Give at least one of name, instruction, model, tool, component', path: ['request'] } }]);
     expect((await store.getAgent('alpha', 'agent_1'))?.config.instruction).toBe('Be terse.');

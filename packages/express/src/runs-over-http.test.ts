@@ -1,6 +1,6 @@
 import type { AddressInfo } from 'node:net';
 import type { Server } from 'node:http';
-import { AgentService, openAIModels, staticTools } from '@agenthost/core';
+import { AgentService, catalogEntry, estimatedCost, openAIModels, staticTools } from '@agenthost/core';
 import { startFakeOpenAIServer, type FakeOpenAIReply, type FakeOpenAIRequest, type FakeOpenAIServer } from '@agenthost/core/test';
 import { MemoryStore } from '@agenthost/storage';
 import { tool } from 'ai';
@@ -82,6 +82,9 @@ async function agent(tool?: string) {
   return (await call('POST', '/agents', { name: 'A', instruction: 'Be brief.', model: 'gpt-4o-mini', ...(tool && { tool }) })).body.data.agent_id as string;
 }
 
+/** A run's cost at the catalog's list price of gpt-4o-mini, as metadata reports it. */
+const listCost = (prompt: number, completion: number) => estimatedCost({ name: 'openai/gpt-4o-mini', provider: 'openai', price: catalogEntry('openai', 'gpt-4o-mini')!.price! }, { prompt, completion });
+
 const history = async (agentId: string, sessionId: string) => (await store.readMessages({ accountId: 'acme', agentId, sessionId })).map((m) => m.content);
 
 /** Reads a server-sent event stream to its end. */
@@ -156,7 +159,7 @@ describe('tools through HTTP', () => {
     expect(res).toMatchObject({ status: 200 });
     expect(res.body).toStrictEqual({
       success: true,
-      data: { output: 'The sum is 5.', session_id: 's', metadata: { model: 'gpt-4o-mini', tool_used: 'calculator', tokens: { prompt: 50, completion: 13, total: 63 }, omitted_messages: 0 } },
+      data: { output: 'The sum is 5.', session_id: 's', metadata: { model: 'gpt-4o-mini', tool_used: 'calculator', tokens: { prompt: 50, completion: 13, total: 63 }, omitted_messages: 0, cost: listCost(50, 13) } },
       status: 200,
     });
     expect(fake.requests.map((r) => [r.tools, r.messages.at(-1)])).toStrictEqual([
@@ -176,7 +179,7 @@ describe('streaming through HTTP', () => {
     expect(got.filter((e) => e.event === 'text-delta').map((e) => e.data.delta).join('')).toBe('Reply to: hi there');
     expect(got.at(-1)).toStrictEqual({
       event: 'done',
-      data: { output: 'Reply to: hi there', session_id: 's', metadata: { model: 'gpt-4o-mini', tool_used: null, tokens: { prompt: 10, completion: 4, total: 14 }, omitted_messages: 0 } },
+      data: { output: 'Reply to: hi there', session_id: 's', metadata: { model: 'gpt-4o-mini', tool_used: null, tokens: { prompt: 10, completion: 4, total: 14 }, omitted_messages: 0, cost: listCost(10, 4) } },
     });
     expect(got.filter((e) => e.event === 'done' || e.event === 'error')).toHaveLength(1);
     expect(fake.requests[0]!.stream).toBe(true);
@@ -190,7 +193,7 @@ describe('streaming through HTTP', () => {
     expect(got.filter((e) => e.event !== 'text-delta')).toStrictEqual([
       { event: 'tool-call', data: { tool_call_id: 'call_1', tool_name: 'add', input: { a: 2, b: 3 } } },
       { event: 'tool-result', data: { tool_call_id: 'call_1', tool_name: 'add', output: 5 } },
-      { event: 'done', data: { output: 'The sum is 5.', session_id: got.at(-1)!.data.session_id, metadata: { model: 'gpt-4o-mini', tool_used: 'calculator', tokens: { prompt: 50, completion: 13, total: 63 }, omitted_messages: 0 } } },
+      { event: 'done', data: { output: 'The sum is 5.', session_id: got.at(-1)!.data.session_id, metadata: { model: 'gpt-4o-mini', tool_used: 'calculator', tokens: { prompt: 50, completion: 13, total: 63 }, omitted_messages: 0, cost: listCost(50, 13) } } },
     ]);
   });
 
@@ -308,7 +311,7 @@ describe.each(['chat', 'responses'] as const)('provider answers that are not wha
 
   test('an empty answer the provider did finish is a success, streamed or not, and is stored', async () => {
     const id = await agentAnswering({ text: '', usage: { input: 10, output: 0 } });
-    const done = { output: '', session_id: 's', metadata: { model: 'gpt-4o-mini', tool_used: null, tokens: { prompt: 10, completion: 0, total: 10 }, omitted_messages: 0 } };
+    const done = { output: '', session_id: 's', metadata: { model: 'gpt-4o-mini', tool_used: null, tokens: { prompt: 10, completion: 0, total: 10 }, omitted_messages: 0, cost: listCost(10, 0) } };
     expect(await events(await stream(id, 'x'))).toStrictEqual([{ event: 'done', data: done }]);
     expect(await call('POST', `/agents/${id}/run`, { input: 'x', session_id: 's' })).toMatchObject({ status: 200, body: { success: true, data: done } });
     expect(await history(id, 's')).toStrictEqual(['hello', 'Reply to: hello', 'x', '', 'x', '']);

@@ -15,6 +15,8 @@ import { echoJson } from './echo-json.js';
 
 /** The name the echo model is offered under. */
 export const ECHO_MODEL_NAME = 'echo';
+/** The context window the echo model claims, small enough that conversations soon reach it. */
+export const ECHO_CONTEXT_WINDOW = 8_192;
 
 // Tokens for the echo model: words and single punctuation marks, plus a fixed cost per message (as
 // chat formats add role markers). Deterministic, and grows with everything in the prompt.

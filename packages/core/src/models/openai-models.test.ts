@@ -7,7 +7,14 @@ import { AgentHostError } from '../errors/agenthost-error.js';
 import { startFakeOpenAIServer, type FakeOpenAIServer } from '../testing/fake-openai-server.js';
 import { sequentialIds } from '../testing/test-clock.js';
 import { staticTools } from '../tools/static-tools.js';
-import { DEFAULT_OPENAI_MODELS, openAIModels } from './openai-models.js';
+import { catalogEntry, catalogModels } from './catalog.js';
+
+/** A run's cost at the catalog's list price of gpt-4o-mini. */
+function costOf(prompt: number, completion: number): number {
+  const { price } = catalogEntry('openai', 'gpt-4o-mini')!;
+  return Math.round(((prompt * price!.input_per_mtok + completion * price!.output_per_mtok) / 1e6) * 1e9) / 1e9;
+}
+import { openAIModels } from './openai-models.js';
 
 const instruction = 'You are a terse assistant.';
 let fake: FakeOpenAIServer;
@@ -38,13 +45,13 @@ describe.each([
       output: 'Reply to: What is agenthost?',
       session_id: 'session_1',
       // The fake counts words plus one per message: (1+5) + (1+3) = 10 in, 5 out.
-      metadata: { model: 'gpt-4o-mini', tool_used: null, tokens: { prompt: 10, completion: 5, total: 15 }, omitted_messages: 0 },
+      metadata: { model: 'gpt-4o-mini', tool_used: null, tokens: { prompt: 10, completion: 5, total: 15 }, omitted_messages: 0, cost: costOf(10, 5) },
     });
     expect(second).toStrictEqual({
       output: 'Reply to: And how do I run it?',
       session_id: 'session_1',
       // (1+5) + (1+3) + (1+5) + (1+6) = 23 in, 8 out.
-      metadata: { model: 'gpt-4o-mini', tool_used: null, tokens: { prompt: 23, completion: 8, total: 31 }, omitted_messages: 0 },
+      metadata: { model: 'gpt-4o-mini', tool_used: null, tokens: { prompt: 23, completion: 8, total: 31 }, omitted_messages: 0, cost: costOf(23, 8) },
     });
 
     expect(fake.requests).toHaveLength(2);
@@ -99,7 +106,7 @@ describe.each(['responses', 'chat'] as const)('streaming and tool calls over the
       { type: 'text-delta', delta: 'one ' },
       { type: 'text-delta', delta: 'two ' },
       { type: 'text-delta', delta: 'three' },
-      { type: 'done', result: { output: 'one two three', session_id: 's', metadata: { model: 'gpt-4o-mini', tool_used: null, tokens: { prompt: 7, completion: 3, total: 10 }, omitted_messages: 0 } } },
+      { type: 'done', result: { output: 'one two three', session_id: 's', metadata: { model: 'gpt-4o-mini', tool_used: null, tokens: { prompt: 7, completion: 3, total: 10 }, omitted_messages: 0, cost: costOf(7, 3) } } },
     ]);
     expect([fake.requests[0]!.stream, fake.requests[0]!.completed]).toStrictEqual([true, true]);
   });
@@ -121,11 +128,13 @@ describe.each(['responses', 'chat'] as const)('streaming and tool calls over the
 });
 
 describe('openAIModels', () => {
-  test('offers the curated list by default, and only the listed names', () => {
+  test("offers the catalog's OpenAI chat models by default, by provider/model name or bare id, and only those", () => {
     const models = openAIModels({ apiKey: 'k' });
-    expect(models.listModels()).toStrictEqual(DEFAULT_OPENAI_MODELS);
-    expect(models.languageModel('gpt-4o-mini')?.modelId).toBe('gpt-4o-mini');
-    expect(models.languageModel('llama3.2')).toBeUndefined();
+    expect(models.listModels()).toStrictEqual(catalogModels('openai').map((m) => `openai/${m.id}`));
+    expect(models.listModels()).toContain('openai/gpt-5-mini');
+    expect(models.listModels().some((name) => /embedding|tts|whisper|dall-e/.test(name))).toBe(false);
+    expect([models.languageModel('gpt-4o-mini')?.modelId, models.languageModel('openai/gpt-4o-mini')?.modelId]).toStrictEqual(['gpt-4o-mini', 'gpt-4o-mini']);
+    expect([models.languageModel('llama3.2'), models.languageModel('anthropic/gpt-4o-mini'), models.languageModel('openai/')]).toStrictEqual([undefined, undefined, undefined]);
   });
 
   test('uses the Responses API for OpenAI and Chat Completions for a compatible server', () => {

@@ -1,0 +1,79 @@
+import { createAnthropic } from '@ai-sdk/anthropic';
+import { createGoogleGenerativeAI } from '@ai-sdk/google';
+import { createOpenAI } from '@ai-sdk/openai';
+import { createOpenAICompatible } from '@ai-sdk/openai-compatible';
+import type { ProviderV3, ProviderV4 } from '@ai-sdk/provider';
+import { catalogModels } from './catalog.js';
+
+/** How to reach one provider, and which of its models to offer. */
+export interface ProviderSettings {
+  /** API key; each provider package otherwise reads its usual variable (`OPENAI_API_KEY`...). */
+  apiKey?: string;
+  /** Base URL of the API (a proxy, a gateway, a test server). */
+  baseURL?: string;
+  /** The model ids to offer, in place of the catalog's list. */
+  models?: readonly string[];
+  /** A fetch implementation, for proxies or tests. */
+  fetch?: typeof globalThis.fetch;
+}
+
+/**
+ * A provider the registry serves under `name`: an AI SDK provider, the model ids it offers (`'any'`
+ * for an endpoint whose models are not known in advance), and the catalog provider its context
+ * windows and prices come from, if any.
+ */
+export interface NamedProvider {
+  name: string;
+  provider: ProviderV4 | ProviderV3;
+  models: readonly string[] | 'any';
+  catalog?: string;
+}
+
+const NAME = /^[a-z0-9][a-z0-9_-]{0,31}$/;
+const pick = ({ apiKey, baseURL, fetch }: ProviderSettings) => ({
+  ...(apiKey !== undefined && { apiKey }),
+  ...(baseURL !== undefined && { baseURL }),
+  ...(fetch !== undefined && { fetch }),
+});
+const offered = (settings: ProviderSettings, catalog: string): readonly string[] =>
+  Object.freeze([...new Set(settings.models ?? catalogModels(catalog).map((m) => m.id))]);
+
+/**
+ * OpenAI, through `@ai-sdk/openai`: its Responses API by default, or Chat Completions with
+ * `api: 'chat'`. Offers the catalog's OpenAI chat models unless `models` says otherwise.
+ */
+export function openAIProvider(settings: ProviderSettings & { api?: 'responses' | 'chat' } = {}): NamedProvider {
+  const openai = createOpenAI(pick(settings));
+  const provider: ProviderV4 = settings.api === 'chat' ? { ...openai, specificationVersion: 'v4', languageModel: (id: string) => openai.chat(id) } : openai;
+  return { name: 'openai', provider, models: offered(settings, 'openai'), catalog: 'openai' };
+}
+
+/** Anthropic's Messages API, through `@ai-sdk/anthropic`. Offers the catalog's Claude models unless `models` says otherwise. */
+export function anthropicProvider(settings: ProviderSettings = {}): NamedProvider {
+  return { name: 'anthropic', provider: createAnthropic(pick(settings)), models: offered(settings, 'anthropic'), catalog: 'anthropic' };
+}
+
+/** Google's Gemini API, through `@ai-sdk/google`. Offers the catalog's Gemini and Gemma models unless `models` says otherwise. */
+export function googleProvider(settings: ProviderSettings = {}): NamedProvider {
+  return { name: 'google', provider: createGoogleGenerativeAI(pick(settings)), models: offered(settings, 'google'), catalog: 'google' };
+}
+
+/**
+ * Any OpenAI-compatible endpoint (Ollama, vLLM, LM Studio, OpenRouter, Groq, a company gateway),
+ * through `@ai-sdk/openai-compatible`, under the name of your choosing. It offers the `models` given,
+ * or any model id when none are. When the name is one the catalog knows (`openrouter`, `groq`,
+ * `mistral`, `deepseek`...), context windows and prices come from there.
+ * @throws TypeError for a name that is not 1-32 characters of lower-case letters, digits, `-` or `_`, or without `baseURL`.
+ */
+export function compatibleProvider(name: string, settings: ProviderSettings & { baseURL: string }): NamedProvider {
+  if (!NAME.test(name)) throw new TypeError(`compatibleProvider: "${name}" is not a provider name (1-32 of a-z, 0-9, "-", "_")`);
+  if (!settings?.baseURL) throw new TypeError(`compatibleProvider: "${name}" needs a baseURL`);
+  const provider = createOpenAICompatible({ name, includeUsage: true, ...pick(settings), baseURL: settings.baseURL });
+  const known = catalogModels(name).length > 0;
+  return {
+    name,
+    provider: provider as unknown as ProviderV4,
+    models: settings.models ? Object.freeze([...new Set(settings.models)]) : 'any',
+    ...(known && { catalog: name }),
+  };
+}
