@@ -4,15 +4,23 @@
  */
 export {
   defaultFakeReply,
-  startFakeOpenAIServer,
+  type FakeAnswer,
   type FakeAnswerOptions,
+  type FakeMessage,
+  type FakeProviderHandler,
+  type FakeProviderRequest,
+  type FakeProviderServer,
+  type FakeReply,
+  type FakeToolCall,
+} from './testing/fake-provider-server.js';
+export {
+  startFakeOpenAIServer,
   type FakeOpenAIApi,
   type FakeOpenAIHandler,
   type FakeOpenAIMessage,
   type FakeOpenAIReply,
   type FakeOpenAIRequest,
   type FakeOpenAIServer,
-  type FakeToolCall,
 } from './testing/fake-openai-server.js';
 export { agentHostError } from './testing/rejection.js';
 export { pollWhile } from './testing/poll-while.js';
