@@ -43,8 +43,10 @@ export interface FakeAnswerOptions {
   /** Send the answer as a stream (`true`) or as one JSON body (`false`), whatever the client asked (default: as it asked). */
   stream?: boolean;
   /**
-   * When streamed, stop after the text or tool calls, before the API's finish (no finish reason, no
-   * final usage, no end marker): an answer cut off mid-way.
+   * When streamed, stop after the text or tool calls, before the API's finish: an answer cut off
+   * mid-way. No `finish_reason`, usage or `[DONE]` (Chat Completions), no `response.completed`
+   * (Responses), no `content_block_stop`, `message_delta` or `message_stop` (Anthropic), no
+   * `finishReason` or `usageMetadata` (Gemini).
    */
   unfinished?: boolean;
 }
