@@ -63,7 +63,8 @@ function toolNames(body: Record<string, unknown>): string[] {
 
 const usageMetadata = (usage: { input: number; output: number }) => ({ promptTokenCount: usage.input, candidatesTokenCount: usage.output, totalTokenCount: usage.input + usage.output });
 
-const callParts = (answer: { toolCalls: FakeToolCall[] }) => answer.toolCalls.map((c) => ({ functionCall: { name: c.name, args: c.arguments } }));
+// Each call carries an id (`fc_1`, ...), as the API may send, so the provider's tool call ids are predictable.
+const callParts = (answer: { toolCalls: FakeToolCall[] }) => answer.toolCalls.map((c, i) => ({ functionCall: { id: `fc_${i + 1}`, name: c.name, args: c.arguments } }));
 
 /** One `GenerateContentResponse`; without a finish reason (and usage) it is a chunk in the middle of a stream. */
 const response = (model: string, content: unknown[], finish?: { usage: { input: number; output: number } }) => ({
@@ -99,7 +100,7 @@ const geminiProtocol: FakeWireProtocol<FakeGeminiApi> = {
  * Starts a fake of the Gemini API on 127.0.0.1 (a free port): `POST {baseURL}/models/{model}:generateContent`
  * (one JSON answer) and `:streamGenerateContent?alt=sse` (server-sent events, one
  * `GenerateContentResponse` per chunk, the finish reason and `usageMetadata` on the last), text or
- * `functionCall` parts. Each request is recorded with its conversation normalised
+ * `functionCall` parts (with ids `fc_1`, ...). Each request is recorded with its conversation normalised
  * (`systemInstruction` first, function calls and responses in order) and its headers (the key
  * arrives as `x-goog-api-key`). The reply handler decides each answer, as for `startFakeOpenAIServer`;
  * an API error is `{ status: 429, body: { error: { code: 429, message: 'Resource exhausted', status:
