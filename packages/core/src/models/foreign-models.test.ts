@@ -1,0 +1,155 @@
+import { createAnthropic } from '@ai-sdk/anthropic';
+import { createGoogleGenerativeAI } from '@ai-sdk/google';
+import { MemoryStore } from '@agenthost/storage';
+import { afterEach, beforeEach, describe, expect, test } from 'vitest';
+import { AgentService } from '../agent-service.js';
+import { AgentHostError } from '../errors/agenthost-error.js';
+import type { ChatModel } from '../ports/model-provider.js';
+import type { RunEvent } from '../records.js';
+import { startFakeAnthropicServer } from '../testing/fake-anthropic-server.js';
+import { startFakeGeminiServer } from '../testing/fake-gemini-server.js';
+import type { FakeProviderRequest, FakeProviderServer, FakeReply } from '../testing/fake-provider-server.js';
+import { sequentialIds } from '../testing/test-clock.js';
+import { staticModels } from './static-models.js';
+
+// Models built by an application with a current provider package, outside agenthost, handed to the
+// service as they are: the real provider code runs, against a loopback fake of its wire protocol.
+const instruction = 'You are a terse assistant.';
+const API_KEY = 'provider-key-0123456789';
+
+interface Case {
+  name: string;
+  model: string;
+  start(): Promise<FakeProviderServer>;
+  build(baseURL: string): ChatModel;
+  /** Where the model's requests go, plain and streamed. */
+  path: { plain: string; stream: string };
+  /** The header that carries the key, and what it holds. */
+  key: [string, string];
+}
+
+const cases: Case[] = [
+  {
+    name: '@ai-sdk/anthropic (Messages API)',
+    model: 'claude-sonnet-4-5',
+    start: () => startFakeAnthropicServer(),
+    build: (baseURL) => createAnthropic({ apiKey: API_KEY, baseURL })('claude-sonnet-4-5'),
+    path: { plain: '/v1/messages', stream: '/v1/messages' },
+    key: ['x-api-key', API_KEY],
+  },
+  {
+    name: '@ai-sdk/google (Gemini API)',
+    model: 'gemini-2.5-flash',
+    start: () => startFakeGeminiServer(),
+    build: (baseURL) => createGoogleGenerativeAI({ apiKey: API_KEY, baseURL })('gemini-2.5-flash'),
+    path: { plain: '/v1beta/models/gemini-2.5-flash:generateContent', stream: '/v1beta/models/gemini-2.5-flash:streamGenerateContent' },
+    key: ['x-goog-api-key', API_KEY],
+  },
+];
+
+describe.each(cases)('a model built with $name, run in-process', (provider) => {
+  let fake: FakeProviderServer;
+  let store: MemoryStore;
+  let service: AgentService;
+
+  beforeEach(async () => {
+    fake = await provider.start();
+    store = new MemoryStore();
+    service = new AgentService({ store, models: staticModels({ [provider.model]: provider.build(fake.baseURL) }), generateId: sequentialIds(), maxRetries: 0 });
+  });
+  afterEach(() => fake.close());
+
+  const stored = async (agentId: string, sessionId: string) => (await store.readMessages({ accountId: 'acme', agentId, sessionId })).map((m) => [m.role, m.content]);
+  const what = (r: FakeProviderRequest) => ({ path: r.path, model: r.model, stream: r.stream, key: r.headers[provider.key[0]], messages: r.messages, completed: r.completed });
+
+  test('two runs in one session: the provider gets the instruction, the first turn and the input; output and tokens come back', async () => {
+    const { agent_id } = await service.createAgent('acme', { name: 'Terse', instruction, model: provider.model });
+    const first = await service.runAgent('acme', agent_id, { input: 'What is agenthost?' });
+    const second = await service.runAgent('acme', agent_id, { input: 'And how do I run it?', session_id: first.session_id });
+
+    // The fake counts words plus one per message: (1+5) + (1+3) = 10 in, 5 out; then (1+5) + (1+3) + (1+5) + (1+6) = 23 in, 8 out.
+    expect([first, second]).toStrictEqual([
+      { output: 'Reply to: What is agenthost?', session_id: 'session_1', metadata: { model: provider.model, tool_used: null, tokens: { prompt: 10, completion: 5, total: 15 }, omitted_messages: 0 } },
+      { output: 'Reply to: And how do I run it?', session_id: 'session_1', metadata: { model: provider.model, tool_used: null, tokens: { prompt: 23, completion: 8, total: 31 }, omitted_messages: 0 } },
+    ]);
+    expect(fake.requests.map(what)).toStrictEqual([
+      {
+        path: provider.path.plain,
+        model: provider.model,
+        stream: false,
+        key: provider.key[1],
+        messages: [
+          { role: 'system', content: instruction },
+          { role: 'user', content: 'What is agenthost?' },
+        ],
+        completed: true,
+      },
+      {
+        path: provider.path.plain,
+        model: provider.model,
+        stream: false,
+        key: provider.key[1],
+        messages: [
+          { role: 'system', content: instruction },
+          { role: 'user', content: 'What is agenthost?' },
+          { role: 'assistant', content: 'Reply to: What is agenthost?' },
+          { role: 'user', content: 'And how do I run it?' },
+        ],
+        completed: true,
+      },
+    ]);
+    expect(await stored(agent_id, 'session_1')).toStrictEqual([
+      ['user', 'What is agenthost?'],
+      ['assistant', 'Reply to: What is agenthost?'],
+      ['user', 'And how do I run it?'],
+      ['assistant', 'Reply to: And how do I run it?'],
+    ]);
+  });
+
+  test('a streamed run arrives in deltas, reports the tokens the provider counted, and is stored whole', async () => {
+    fake.reply(() => ({ text: 'one two three', chunks: ['one ', 'two ', 'three'], usage: { input: 7, output: 3 } }));
+    const { agent_id } = await service.createAgent('acme', { name: 'Terse', instruction, model: provider.model });
+    const events: RunEvent[] = [];
+    for await (const event of await service.streamAgent('acme', agent_id, { input: 'count', session_id: 's' })) events.push(event);
+
+    expect(events).toStrictEqual([
+      { type: 'text-delta', delta: 'one ' },
+      { type: 'text-delta', delta: 'two ' },
+      { type: 'text-delta', delta: 'three' },
+      { type: 'done', result: { output: 'one two three', session_id: 's', metadata: { model: provider.model, tool_used: null, tokens: { prompt: 7, completion: 3, total: 10 }, omitted_messages: 0 } } },
+    ]);
+    expect(fake.requests.map(what)).toStrictEqual([
+      {
+        path: provider.path.stream,
+        model: provider.model,
+        stream: true,
+        key: provider.key[1],
+        messages: [
+          { role: 'system', content: instruction },
+          { role: 'user', content: 'count' },
+        ],
+        completed: true,
+      },
+    ]);
+    expect(await stored(agent_id, 's')).toStrictEqual([
+      ['user', 'count'],
+      ['assistant', 'one two three'],
+    ]);
+  });
+
+  test.each<[string, FakeReply]>([
+    ['a stream the provider cut off before its finish', { text: 'one two', usage: { input: 7, output: 2 }, unfinished: true }],
+    ['a reset connection', { reset: true }],
+  ])('%s is a provider_error after the text so far; nothing is stored', async (_, reply) => {
+    fake.reply(() => reply);
+    const { agent_id } = await service.createAgent('acme', { name: 'Terse', instruction, model: provider.model });
+    const events: RunEvent[] = [];
+    const error = await (async () => {
+      for await (const event of await service.streamAgent('acme', agent_id, { input: 'count', session_id: 's' })) events.push(event);
+    })().catch((e: unknown) => e);
+
+    expect(AgentHostError.isInstance(error) && [error.code, error.message]).toStrictEqual(['provider_error', 'The model provider failed to answer']);
+    expect(events).toStrictEqual('text' in reply ? [{ type: 'text-delta', delta: 'one ' }, { type: 'text-delta', delta: 'two' }] : []);
+    expect(await stored(agent_id, 's')).toStrictEqual([]);
+  });
+});
