@@ -7,10 +7,7 @@ describe('loadConfig', () => {
       port: 3000,
       host: '127.0.0.1',
       apiKeys: undefined,
-      openaiApiKey: undefined,
-      openaiBaseURL: undefined,
-      openaiApi: undefined,
-      openaiModels: undefined,
+      providers: { compatible: {} },
       bodyLimit: '1mb',
       tavilyApiKey: undefined,
       tavilyBaseURL: undefined,
@@ -81,10 +78,7 @@ describe('loadConfig', () => {
         { account: 'acme', key: 'key-acme-0123456789' },
         { account: 'beta', key: 'key:with:colons-0123' },
       ],
-      openaiApiKey: 'sk-1',
-      openaiBaseURL: 'http://127.0.0.1:11434/v1',
-      openaiApi: 'chat',
-      openaiModels: ['llama3.2', 'qwen2.5'],
+      providers: { openai: { apiKey: 'sk-1', baseURL: 'http://127.0.0.1:11434/v1', models: ['llama3.2', 'qwen2.5'], api: 'chat' }, compatible: {} },
       bodyLimit: '512kb',
       tavilyApiKey: 'tvly-1',
       tavilyBaseURL: undefined,
@@ -110,7 +104,7 @@ describe('loadConfig', () => {
       logFormat: 'json',
       limits: { maxInputChars: 1000, maxOutputTokens: 512, maxToolSteps: 3, providerTimeoutMs: 30_000, providerRetries: 0 },
     });
-    expect(loadConfig({ PORT: '', AGENTHOST_API_KEYS: '  ', OPENAI_MODELS: '' })).toMatchObject({ port: 3000, apiKeys: undefined, openaiModels: undefined });
+    expect(loadConfig({ PORT: '', AGENTHOST_API_KEYS: '  ', OPENAI_MODELS: '' })).toMatchObject({ port: 3000, apiKeys: undefined, providers: { compatible: {} } });
   });
 
   test('every bad value is named in one error, and no key is repeated', () => {
@@ -141,7 +135,7 @@ describe('loadConfig', () => {
       'AGENTHOST_SECRET: must be at least 32 characters',
       'AGENTHOST_RUN_WAIT_MS: must be at least 1',
       'AGENTHOST_UNSAFE_DISABLE_LOCKS: must be "true" or "false"',
-      'OPENAI_BASE_URL: must be an http(s) URL, e.g. http://127.0.0.1:11434/v1',
+      'OPENAI_BASE_URL: must be an http(s) URL',
       'OPENAI_API: must be "responses" or "chat"',
     ]);
     expect((error as Error).message).not.toMatch(/short-secret|nocolon-secret|key-0123456789abcdef|too-short-secret-value/);
@@ -162,5 +156,41 @@ describe('loadConfig', () => {
     [{ AGENTHOST_API_KEYS: 'a:same-key-0123456789,b:same-key-0123456789' }, 'AGENTHOST_API_KEYS: entry 2 (account "b"): the same key is listed twice'],
   ])('%j is refused: %s', (env, problem) => {
     expect(() => loadConfig(env)).toThrow(expect.objectContaining({ problems: [problem] }));
+  });
+});
+
+describe('model providers', () => {
+  test('each built-in provider is switched on by its usual variables; compatible endpoints come from AGENTHOST_PROVIDERS', () => {
+    const config = loadConfig({
+      ANTHROPIC_API_KEY: 'sk-ant-1',
+      ANTHROPIC_BASE_URL: 'http://127.0.0.1:4000/v1',
+      GOOGLE_GENERATIVE_AI_API_KEY: 'AIza-1',
+      GOOGLE_MODELS: 'gemini-2.5-flash',
+      AGENTHOST_PROVIDERS: JSON.stringify({
+        ollama: { baseURL: 'http://127.0.0.1:11434/v1' },
+        openrouter: { baseURL: 'https://openrouter.ai/api/v1', apiKey: 'sk-or-1', models: ['openai/gpt-5-mini'] },
+        openai: { models: ['gpt-5-mini'] },
+      }),
+    });
+    expect(config.providers).toStrictEqual({
+      openai: { models: ['gpt-5-mini'] },
+      anthropic: { apiKey: 'sk-ant-1', baseURL: 'http://127.0.0.1:4000/v1' },
+      google: { apiKey: 'AIza-1', models: ['gemini-2.5-flash'] },
+      compatible: {
+        ollama: { baseURL: 'http://127.0.0.1:11434/v1' },
+        openrouter: { baseURL: 'https://openrouter.ai/api/v1', apiKey: 'sk-or-1', models: ['openai/gpt-5-mini'] },
+      },
+    });
+  });
+
+  test.each([
+    ['not JSON', '{ollama', 'AGENTHOST_PROVIDERS: must be JSON, e.g. {"ollama": {"baseURL": "http://127.0.0.1:11434/v1"}}'],
+    ['no baseURL', '{"ollama": {}}', 'AGENTHOST_PROVIDERS.ollama.baseURL: an OpenAI-compatible endpoint needs its baseURL'],
+    ['a bad name', '{"My Gateway": {"baseURL": "http://x.example/v1"}}', 'AGENTHOST_PROVIDERS.My Gateway: provider names are 1-32 of a-z, 0-9, "-", "_" (and not "agenthost")'],
+    ['the echo model’s provider', '{"agenthost": {"baseURL": "http://x.example/v1"}}', 'AGENTHOST_PROVIDERS.agenthost: provider names are 1-32 of a-z, 0-9, "-", "_" (and not "agenthost")'],
+    ['an unknown field', '{"ollama": {"baseURL": "http://x.example/v1", "key": "x"}}', 'AGENTHOST_PROVIDERS.ollama: Unrecognized key: "key"'],
+    ['api on another provider', '{"anthropic": {"api": "chat"}}', 'AGENTHOST_PROVIDERS.anthropic.api: api applies to openai only'],
+  ])('AGENTHOST_PROVIDERS with %s is refused, naming the variable', (_, value, problem) => {
+    expect(() => loadConfig({ AGENTHOST_PROVIDERS: value })).toThrow(new ConfigError([problem]));
   });
 });

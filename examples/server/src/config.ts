@@ -1,6 +1,7 @@
 import { MIN_SECRET_LENGTH } from '@agenthost/core';
 import type { McpServerConfig } from '@agenthost/tools';
 import { z } from 'zod';
+import { readProviders, type ProvidersConfig } from './providers-config.js';
 
 /** One API key: the account it authenticates and the secret. */
 export interface KeyEntry {
@@ -14,10 +15,8 @@ export interface ServerConfig {
   host: string;
   /** Configured keys; `undefined` means "make one development key for account `default`". */
   apiKeys: KeyEntry[] | undefined;
-  openaiApiKey: string | undefined;
-  openaiBaseURL: string | undefined;
-  openaiApi: 'responses' | 'chat' | undefined;
-  openaiModels: string[] | undefined;
+  /** The model providers: OpenAI, Anthropic, Google and OpenAI-compatible endpoints. */
+  providers: ProvidersConfig;
   bodyLimit: string;
   /** Tavily API key: enables the `web_search` tool. */
   tavilyApiKey: string | undefined;
@@ -197,10 +196,6 @@ const envSchema = z.object({
   TAVILY_API_KEY: optional(z.string()),
   TAVILY_BASE_URL: optional(z.url({ protocol: /^https?$/, error: 'must be an http(s) URL' })),
   AGENTHOST_MCP_SERVERS: optional(mcpServers).transform((m) => m ?? {}),
-  OPENAI_API_KEY: optional(z.string()),
-  OPENAI_BASE_URL: optional(z.url({ protocol: /^https?$/, error: 'must be an http(s) URL, e.g. http://127.0.0.1:11434/v1' })),
-  OPENAI_API: optional(z.enum(['responses', 'chat'], { error: 'must be "responses" or "chat"' })),
-  OPENAI_MODELS: optional(z.string()).transform((s) => s?.split(',').map((m) => m.trim()).filter(Boolean)),
 });
 
 /**
@@ -209,18 +204,15 @@ const envSchema = z.object({
  */
 export function loadConfig(env: Record<string, string | undefined> = process.env): ServerConfig {
   const parsed = envSchema.safeParse(env);
-  if (!parsed.success) {
-    throw new ConfigError(parsed.error.issues.map((issue) => `${issue.path.join('.')}: ${issue.message}`));
-  }
+  const models = readProviders(env);
+  const problems = [...(parsed.success ? [] : parsed.error.issues.map((issue) => `${issue.path.join('.')}: ${issue.message}`)), ...('problems' in models ? models.problems : [])];
+  if (!parsed.success || 'problems' in models) throw new ConfigError(problems);
   const e = parsed.data;
   return {
     port: e.PORT,
     host: e.HOST,
     apiKeys: e.AGENTHOST_API_KEYS,
-    openaiApiKey: e.OPENAI_API_KEY,
-    openaiBaseURL: e.OPENAI_BASE_URL,
-    openaiApi: e.OPENAI_API,
-    openaiModels: e.OPENAI_MODELS?.length ? e.OPENAI_MODELS : undefined,
+    providers: models.providers,
     bodyLimit: e.AGENTHOST_BODY_LIMIT,
     tavilyApiKey: e.TAVILY_API_KEY,
     tavilyBaseURL: e.TAVILY_BASE_URL,

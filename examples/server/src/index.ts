@@ -1,2 +1,3 @@
 export { ConfigError, MIN_KEY_LENGTH, loadConfig, type KeyEntry, type ServerConfig } from './config.js';
-export { createApp, modelsFor, startServer, type RunningServer } from './server.js';
+export { modelsFor } from './models.js';
+export { createApp, startServer, type RunningServer } from './server.js';

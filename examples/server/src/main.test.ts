@@ -19,7 +19,7 @@ beforeAll(() => {
 describe('the standalone server', () => {
   test('passes the shared conformance check with two accounts', async () => {
     const server = await start({ AGENTHOST_API_KEYS: `alpha:${KEY_A},beta:${KEY_B}` });
-    expect(server.stdout()).toBe(`agenthost listening on ${server.url}\n  models: echo\n  tools: calculator, datetime\n  reference: ${server.url.replace(/\/api\/v1$/, '')}/docs (OpenAPI at ${server.url}/openapi.json)\n  metrics: ${server.url.replace(/\/api\/v1$/, '')}/metrics\n  store: memory (agents and conversations last until the server stops)\n  keys: 2 configured, 0 issued (agenthost keys create --account <name>)\n`);
+    expect(server.stdout()).toBe(`agenthost listening on ${server.url}\n  models (name them provider/model; all of them: GET /api/v1/models):\n    agenthost: echo\n  tools: calculator, datetime\n  reference: ${server.url.replace(/\/api\/v1$/, '')}/docs (OpenAPI at ${server.url}/openapi.json)\n  metrics: ${server.url.replace(/\/api\/v1$/, '')}/metrics\n  store: memory (agents and conversations last until the server stops)\n  keys: 2 configured, 0 issued (agenthost keys create --account <name>)\n`);
     const check = spawn(process.execPath, [CHECK], {
       env: { PATH: process.env.PATH ?? '', BASE_URL: server.url.replace(/\/api\/v1$/, ''), KEY_A, KEY_B, MODEL: 'echo' },
       stdio: ['ignore', 'pipe', 'pipe'],
@@ -49,7 +49,7 @@ describe('the standalone server', () => {
     const fake = await startFakeOpenAIServer();
     try {
       const server = await start({ AGENTHOST_API_KEYS: `alpha:${KEY_A}`, OPENAI_BASE_URL: fake.baseURL, OPENAI_MODELS: 'llama3.2' });
-      expect(server.stdout()).toContain('  models: echo, llama3.2\n');
+      expect(server.stdout()).toContain('    agenthost: echo\n    openai: llama3.2\n');
       const created = await api(server.url, KEY_A, 'POST', '/agents', { name: 'Local', instruction: 'Answer in one line.', model: 'llama3.2' });
       const run = await api(server.url, KEY_A, 'POST', `/agents/${created.body.data.agent_id}/run`, { input: 'Hi there' });
       // The fake counts words plus one per message: (1+4) + (1+2) = 8 in; 'Reply to: Hi there' is 4 out.
@@ -85,6 +85,9 @@ describe('the standalone server', () => {
   test('--help lists the settings', async () => {
     const r = run({}, ['--help']);
     expect(await r.exited).toBe(0);
-    for (const name of ['PORT', 'HOST', 'AGENTHOST_API_KEYS', 'AGENTHOST_BODY_LIMIT', 'AGENTHOST_STORE', 'AGENTHOST_SECRET', 'AGENTHOST_RUN_WAIT_MS', 'OPENAI_API_KEY', 'OPENAI_BASE_URL', 'OPENAI_API', 'OPENAI_MODELS']) expect(r.stdout()).toContain(`  ${name} `);
+    for (const name of ['PORT', 'HOST', 'AGENTHOST_API_KEYS', 'AGENTHOST_BODY_LIMIT', 'AGENTHOST_STORE', 'AGENTHOST_SECRET', 'AGENTHOST_RUN_WAIT_MS', 'OPENAI_API', 'OPENAI_MODELS', 'AGENTHOST_PROVIDERS']) {
+      expect(r.stdout()).toContain(`  ${name} `);
+    }
+    for (const names of ['OPENAI_API_KEY, OPENAI_BASE_URL', 'ANTHROPIC_API_KEY, ANTHROPIC_BASE_URL', 'GOOGLE_GENERATIVE_AI_API_KEY, GOOGLE_GENERATIVE_AI_BASE_URL']) expect(r.stdout()).toContain(`  ${names}`);
   });
 });

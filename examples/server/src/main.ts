@@ -5,6 +5,7 @@ import { createLogger, requestLogger } from './logging.js';
 import { configuredSecrets } from './secrets.js';
 import { startTracing } from './tracing.js';
 import { startServer } from './server.js';
+import { modelLines } from './banner.js';
 
 const HELP = `agenthost standalone server
 
@@ -52,10 +53,16 @@ Settings come from environment variables:
   TAVILY_API_KEY        enables the web_search tool (Tavily); TAVILY_BASE_URL overrides its address
   AGENTHOST_MCP_SERVERS MCP servers offered as tools "mcp:<name>", as JSON:
                         {"files": {"command": "npx", "args": [...]}, "docs": {"url": "https://.../mcp"}}
-  OPENAI_API_KEY        enables the OpenAI models
-  OPENAI_BASE_URL       any OpenAI-compatible server (Ollama, vLLM, LM Studio), e.g. http://127.0.0.1:11434/v1
-  OPENAI_API            "responses" or "chat" (default: responses for OpenAI, chat with OPENAI_BASE_URL)
-  OPENAI_MODELS         comma-separated model names to offer instead of the built-in OpenAI list
+Model providers (models are named provider/model, e.g. openai/gpt-5-mini; GET /api/v1/models lists them):
+  OPENAI_API_KEY, OPENAI_BASE_URL        switch on openai/... (a base URL alone: a compatible server, no key)
+  OPENAI_API            "responses" or "chat" (default: responses, chat for a base URL without a key)
+  OPENAI_MODELS         comma-separated model ids to offer instead of the catalog's OpenAI list
+  ANTHROPIC_API_KEY, ANTHROPIC_BASE_URL  switch on anthropic/...; ANTHROPIC_MODELS overrides its list
+  GOOGLE_GENERATIVE_AI_API_KEY, GOOGLE_GENERATIVE_AI_BASE_URL
+                        switch on google/... (Gemini); GOOGLE_MODELS overrides its list
+  AGENTHOST_PROVIDERS   OpenAI-compatible endpoints by name, as JSON (and fields of the three above):
+                        {"ollama": {"baseURL": "http://127.0.0.1:11434/v1"},
+                         "openrouter": {"baseURL": "https://openrouter.ai/api/v1", "apiKey": "...", "models": [...]}}
 `;
 
 if (process.argv.includes('--help') || process.argv.includes('-h')) {
@@ -87,7 +94,7 @@ const running = await startServer(config, { logger, requestLog: requestLogger(lo
   process.exit(1);
 });
 
-const lines = [`agenthost listening on ${running.url}`, `  models: ${running.models.join(', ')}`, `  tools: ${running.tools.join(', ')}`, `  reference: ${running.url.replace(/\/api\/v1$/, '')}/docs (OpenAPI at ${running.url}/openapi.json)`,
+const lines = [`agenthost listening on ${running.url}`, ...modelLines(running.service.describeModels()), `  tools: ${running.tools.join(', ')}`, `  reference: ${running.url.replace(/\/api\/v1$/, '')}/docs (OpenAPI at ${running.url}/openapi.json)`,
   ...(config.tracing ? [`  traces: OTLP/HTTP to ${process.env.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT ?? process.env.OTEL_EXPORTER_OTLP_ENDPOINT ?? 'http://localhost:4318'}`] : []),
   ...(config.metrics ? [`  metrics: ${running.url.replace(/\/api\/v1$/, '')}/metrics${config.metricsToken ? ' (needs the metrics token)' : ''}`] : []), `  store: ${running.store.description}${storeNote(running.store.kind)}`];
 if (config.unsafeDisableLocks) lines.push('  WARNING: AGENTHOST_UNSAFE_DISABLE_LOCKS=true: servers sharing this store will lose writes');

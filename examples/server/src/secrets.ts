@@ -1,4 +1,5 @@
 import type { ServerConfig } from './config.js';
+import type { ProviderEntry } from './providers-config.js';
 
 function decoded(text: string): string {
   try {
@@ -27,19 +28,23 @@ function mcpSecrets(server: ServerConfig['mcpServers'][string]): string[] {
   return [...headers, ...tokens, ...passwordOf(server.url)];
 }
 
+/** Every configured model provider's settings. */
+function providerEntries({ providers }: ServerConfig): ProviderEntry[] {
+  return [providers.openai, providers.anthropic, providers.google, ...Object.values(providers.compatible)].filter((entry): entry is ProviderEntry => entry !== undefined);
+}
+
 /**
  * Every secret the configuration holds, for the logs to redact wherever it appears: the API keys, the
- * OpenAI and Tavily keys, the metrics token, passwords in the store's and the providers' URLs, and MCP
+ * model providers' and Tavily's keys, the metrics token, passwords in the store's and the providers' URLs, and MCP
  * servers' environment values, header values and URL passwords.
  */
 export function configuredSecrets(config: ServerConfig): string[] {
   const all = [
     ...(config.apiKeys ?? []).map((entry) => entry.key),
-    config.openaiApiKey,
     config.tavilyApiKey,
     config.metricsToken,
     ...passwordOf(config.store),
-    ...passwordOf(config.openaiBaseURL),
+    ...providerEntries(config).flatMap((entry) => [entry.apiKey, ...passwordOf(entry.baseURL)]),
     ...passwordOf(config.tavilyBaseURL),
     ...Object.values(config.mcpServers).flatMap(mcpSecrets),
   ];

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { AgentService, ApiKeyService, combineModels, echoModels, openAIModels, type ModelProvider } from '@agenthost/core';
+import { AgentService, ApiKeyService } from '@agenthost/core';
 import { anyKey, answerClientErrors, createAgentRouter, createHealthRouter, createMetrics, metricsHandler, type AgentMetrics, type HealthOptions, failure, managedKeys, serialize, staticKeys, type ErrorLogger, type IdempotencyOptions, type KeyResolver, type RateLimitOptions } from '@agenthost/express';
 import { RedisStore } from 'rate-limit-redis';
 import { loadDeploymentSecret, openStore, type OpenedStore } from '@agenthost/storage';
@@ -9,6 +9,7 @@ import { builtinTools, combineTools, mcpTools, type McpToolProvider } from '@age
 import cors from 'cors';
 import express from 'express';
 import type { KeyEntry, ServerConfig } from './config.js';
+import { modelsFor } from './models.js';
 import { storageErrorLog } from './logging.js';
 import { mountReferencePage } from './reference-page.js';
 import { configuredSecrets } from './secrets.js';
@@ -38,22 +39,6 @@ export interface RunningServer {
    * close. Resolves with how many requests had to be cut off.
    */
   close(deadlineMs?: number): Promise<{ aborted: number }>;
-}
-
-/** The models the configuration offers: `echo` always, OpenAI when a key or a base URL is set. */
-export function modelsFor(config: ServerConfig): ModelProvider {
-  if (!config.openaiApiKey && !config.openaiBaseURL) return echoModels();
-  return combineModels(
-    echoModels(),
-    openAIModels({
-      ...(config.openaiApiKey && { apiKey: config.openaiApiKey }),
-      // A compatible server (Ollama, vLLM...) may need no key; the provider insists on one.
-      ...(!config.openaiApiKey && { apiKey: 'not-needed' }),
-      ...(config.openaiBaseURL && { baseURL: config.openaiBaseURL }),
-      ...(config.openaiApi && { api: config.openaiApi }),
-      ...(config.openaiModels && { models: config.openaiModels }),
-    }),
-  );
 }
 
 /** Builds the Express app of the standalone server; exported for tests and for embedding. */
@@ -153,7 +138,7 @@ export async function startServer(config: ServerConfig, options: { logger?: Erro
     unsafeInProcessLocksOnly: config.unsafeDisableLocks,
     ...(options.logger && { onError: storageErrorLog(options.logger, secrets) }),
   });
-  const models = modelsFor(config);
+  const models = modelsFor(config.providers);
   // Node loads its fetch implementation on first use (tens of milliseconds on one thread): now, not
   // during the first request that calls a model.
   new Headers();

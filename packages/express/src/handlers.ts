@@ -73,6 +73,8 @@ export function createHandlers(service: AgentService) {
       return success({ agent_id: params.agentId, deleted: true });
     },
     getAgent: async ({ accountId, params }) => success(await service.getAgent(accountId, params.agentId ?? '')),
+    listModels: async () => success(service.describeModels()),
+    listTools: async () => success(service.describeTools()),
     runAgent: async ({ accountId, params, body, signal }) =>
       success(await service.runAgent(accountId, params.agentId ?? '', body as never, signal ? { signal } : {})),
     listSessions: async ({ accountId, params, query }) => success(await service.listSessions(accountId, params.agentId ?? '', page(query))),

@@ -40,6 +40,8 @@ const OPERATIONS: Record<string, number[]> = {
   'GET /agents/{agentId}/sessions': [200, 400, 401, 403, 404, 413, 415, 429, 500, 503],
   'GET /agents/{agentId}/sessions/{sessionId}': [200, 400, 401, 403, 404, 413, 415, 429, 500, 503],
   'DELETE /agents/{agentId}/sessions/{sessionId}': [200, 400, 401, 403, 404, 409, 413, 415, 429, 500, 503],
+  'GET /models': [200, 400, 401, 403, 413, 415, 429, 500, 503],
+  'GET /tools': [200, 400, 401, 403, 413, 415, 429, 500, 503],
   'GET /openapi.json': [200],
 };
 
@@ -89,6 +91,8 @@ describe('the document', () => {
       'GET /agents/{agentId}/sessions': ['agents:read'],
       'GET /agents/{agentId}/sessions/{sessionId}': ['agents:read'],
       'DELETE /agents/{agentId}/sessions/{sessionId}': ['agents:write'],
+      'GET /models': ['agents:read'],
+      'GET /tools': ['agents:read'],
       'GET /openapi.json': null,
     });
     expect(document).toMatchObject({
@@ -284,6 +288,8 @@ describe('every response matches the document', () => {
     expect((await conform(api().get(`/agents/${id}`))).status).toBe(404);
     expect((await conform(api().patch(`/agents/${id}`, { name: 'x' }))).status).toBe(404);
     expect((await conform(api().get('/openapi.json'))).body).toStrictEqual(document);
+    expect((await conform(api().get('/models'))).body.data.map((m: { name: string }) => m.name)).toContain('echo');
+    expect((await conform(api().get('/tools'))).status).toBe(200);
   });
 
   test('runs answered as JSON, and their sessions', async () => {

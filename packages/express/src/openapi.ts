@@ -369,6 +369,29 @@ Exactly one \`done\` or \`error\` ends every stream. A comment line (\`: keep-al
         },
       },
     },
+    '/models': {
+      parameters: common,
+      get: {
+        operationId: 'listModels',
+        tags: ['Discovery'],
+        summary: 'List the models agents may use',
+        description:
+          'Every model this server offers, by the name an agent\'s `model` takes (`provider/model`; a bare model id also works when one provider offers it), with its provider, and its context window and list price where the model catalog knows them.',
+        security: scope('agents:read'),
+        responses: { '200': ok('The offered models.', 'ModelListResponse'), ...errors() },
+      },
+    },
+    '/tools': {
+      parameters: common,
+      get: {
+        operationId: 'listTools',
+        tags: ['Discovery'],
+        summary: 'List the tool integrations agents may use',
+        description: 'Every tool integration this server offers, by the name an agent\'s `tool` takes, with what it does.',
+        security: scope('agents:read'),
+        responses: { '200': ok('The offered tool integrations.', 'ToolListResponse'), ...errors() },
+      },
+    },
     '/agents/{agentId}/sessions': {
       parameters: [ref('parameters', 'AgentId'), ...common],
       get: {
@@ -436,6 +459,7 @@ Exactly one \`done\` or \`error\` ends every stream. A comment line (\`: keep-al
       { name: 'Agents', description: 'Create, list, get, change and delete agents' },
       { name: 'Runs', description: 'Run an agent, as one JSON answer or as server-sent events' },
       { name: 'Sessions', description: 'An agent\'s conversations and their messages' },
+      { name: 'Discovery', description: 'The models and tool integrations agents may use' },
       { name: 'Meta', description: 'About the API itself' },
     ],
     security: [{ ApiKey: [] }],

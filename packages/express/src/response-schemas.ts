@@ -2,6 +2,7 @@ import type {
   AgentConfig,
   AgentRecord,
   FieldIssue,
+  ModelInfo,
   RunEvent,
   RunMetadata,
   RunResult,
@@ -10,6 +11,7 @@ import type {
   SessionMessage,
   SessionWithMessages,
   TokenUsage,
+  ToolInfo,
 } from '@agenthost/core';
 import { z } from 'zod';
 import type { ErrorEnvelope, SuccessEnvelope } from './envelope.js';
@@ -153,6 +155,28 @@ export const sessionWithMessagesSchema = component(
 /** The `data` of `DELETE /agents/{agentId}/sessions/{sessionId}`. */
 export const sessionDeletedSchema = component('SessionDeleted', z.object({ session_id: z.string(), deleted: z.literal(true) }).describe('A deleted session'));
 
+/** What is known of an offered model. */
+export const modelInfoSchema = component(
+  'ModelInfo',
+  z
+    .object({
+      name: z.string().describe('The name to give an agent\'s `model`: `provider/model`, or a bare name such as `echo`'),
+      provider: z.string().describe('The provider that serves it: `openai`, `anthropic`, `google`, a configured OpenAI-compatible endpoint, `agenthost` (the echo model) or `custom`'),
+      context_window: z.int().positive().optional().describe('Its context window, in tokens, when known'),
+      price: z
+        .object({ input_per_mtok: z.number().nonnegative(), output_per_mtok: z.number().nonnegative() })
+        .optional()
+        .describe('Its list price in US dollars per million input and output tokens, when known'),
+    })
+    .describe('An offered model'),
+);
+
+/** An offered tool integration. */
+export const toolInfoSchema = component(
+  'ToolInfo',
+  z.object({ name: z.string().describe('The name to give an agent\'s `tool`'), description: z.string() }).describe('An offered tool integration'),
+);
+
 /** One offending field of a rejected request. */
 export const fieldIssueSchema = component(
   'FieldIssue',
@@ -197,6 +221,10 @@ export const sessionListResponseSchema = component('SessionListResponse', succes
 /** `GET /agents/{agentId}/sessions/{sessionId}`. */
 export const sessionResponseSchema = component('SessionResponse', successEnvelopeSchema(sessionWithMessagesSchema));
 /** `DELETE /agents/{agentId}/sessions/{sessionId}`. */
+export const modelListResponseSchema = component('ModelListResponse', successEnvelopeSchema(z.array(modelInfoSchema)));
+
+export const toolListResponseSchema = component('ToolListResponse', successEnvelopeSchema(z.array(toolInfoSchema)));
+
 export const sessionDeletedResponseSchema = component('SessionDeletedResponse', successEnvelopeSchema(sessionDeletedSchema));
 
 const toolEvent = { tool_call_id: z.string(), tool_name: z.string() };
@@ -229,6 +257,8 @@ export type ResponseSchemasMatchTypes = [
   Assert<Same<z.infer<typeof sessionListSchema>, SessionList>>,
   Assert<Same<z.infer<typeof sessionWithMessagesSchema>, SessionWithMessages>>,
   Assert<Same<z.infer<typeof fieldIssueSchema>, FieldIssue>>,
+  Assert<Same<z.infer<typeof modelInfoSchema>, ModelInfo>>,
+  Assert<Same<z.infer<typeof toolInfoSchema>, ToolInfo>>,
   Assert<Same<z.infer<typeof errorEnvelopeSchema>, ErrorEnvelope>>,
   Assert<Same<z.infer<(typeof streamEventSchemas)['text-delta']>, EventData<'text-delta'>>>,
   Assert<Same<z.infer<(typeof streamEventSchemas)['tool-call']>, EventData<'tool-call'>>>,

@@ -319,6 +319,8 @@ export function createAgentRouter(service: AgentService, options: AgentRouterOpt
     .delete(write, handle(handlers.deleteAgent))
     .all(notAllowed('GET, HEAD, PATCH, PUT, DELETE'));
   router.route('/agents/:agentId/run').post(runs, run).all(notAllowed('POST'));
+  router.route('/models').get(read, handle(handlers.listModels)).all(notAllowed('GET, HEAD'));
+  router.route('/tools').get(read, handle(handlers.listTools)).all(notAllowed('GET, HEAD'));
   router.route('/agents/:agentId/sessions').get(read, handle(handlers.listSessions)).all(notAllowed('GET, HEAD'));
   router
     .route('/agents/:agentId/sessions/:sessionId')
