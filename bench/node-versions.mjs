@@ -1,4 +1,4 @@
-// Node 20 vs Node 24: throughput and tail latency of the standalone agenthost server.
+// Node 22 vs Node 24: throughput and tail latency of the standalone agenthost server.
 //
 // For each Node version this script starts examples/server/dist/main.js on a free loopback
 // port (offline "echo" model, in-memory store), creates one agent, and load-tests three routes
@@ -8,12 +8,13 @@
 //   create  POST /api/v1/agents
 //   run     POST /api/v1/agents/:id/run   (no session_id: a new conversation each time)
 //
-// It then prints requests/s and p99 latency per version and the ratio node24/node20.
+// It then prints requests/s and p99 latency per version and the ratio node24/node22.
 // Only the server changes Node version; the load generator always runs in this process.
 // Results are informational: nothing is asserted, and the exit code is non-zero only if a
 // server or the benchmark itself could not be started.
 //
-// Run after `pnpm build`, with Node 20 as `node` (Node 24 is fetched with `npx -y node@24`):
+// Run after `pnpm build`, with any Node as `node` (Node 22 and 24 are fetched with `npx -y node@22`,
+// `npx -y node@24`):
 //
 //   node bench/node-versions.mjs              # or: pnpm bench:node
 //   BENCH_SECONDS=10 node bench/node-versions.mjs
@@ -53,18 +54,18 @@ function parseSeconds(value, fallback) {
   return n;
 }
 
-function resolveNode24() {
+function resolveNode(major) {
   const npx = process.platform === 'win32' ? 'npx.cmd' : 'npx';
   let out;
   try {
-    out = execFileSync(npx, ['-y', 'node@24', '-p', 'process.execPath'], {
+    out = execFileSync(npx, ['-y', `node@${major}`, '-p', 'process.execPath'], {
       encoding: 'utf8',
       stdio: ['ignore', 'pipe', 'pipe'],
       shell: process.platform === 'win32',
       timeout: 300_000,
     });
   } catch (error) {
-    throw new StartError(`could not get Node 24 with "npx -y node@24": ${error.stderr?.toString().trim() || error.message}`);
+    throw new StartError(`could not get Node ${major} with "npx -y node@${major}": ${error.stderr?.toString().trim() || error.message}`);
   }
   const bin = out.trim().split(/\r?\n/).at(-1)?.trim();
   if (!bin || !existsSync(bin)) throw new StartError(`"npx -y node@24 -p process.execPath" printed no usable path: ${JSON.stringify(out)}`);
@@ -78,7 +79,11 @@ function nodeVersion(bin) {
 /** Starts the server with `bin`; resolves with the child process and its base URL. */
 function startServer(bin) {
   const env = { ...process.env, PORT: '0', HOST: '127.0.0.1', AGENTHOST_API_KEYS: `bench:${API_KEY}` };
-  for (const name of ['OPENAI_API_KEY', 'OPENAI_BASE_URL', 'OPENAI_API', 'OPENAI_MODELS', 'NODE_OPTIONS']) delete env[name];
+  for (const name of Object.keys(env)) if (/^(OPENAI|ANTHROPIC|GOOGLE_GENERATIVE_AI|AGENTHOST)_|^NODE_OPTIONS$/.test(name)) delete env[name];
+  env.AGENTHOST_API_KEYS = `bench:${API_KEY}`;
+  env.AGENTHOST_STORE = 'memory';
+  // The per-key limit (600 a minute) would throttle a load test of one key.
+  env.AGENTHOST_RATE_LIMIT = '0';
   const child = spawn(bin, [SERVER], { env, stdio: ['ignore', 'pipe', 'pipe'] });
   let stdout = '';
   let stderr = '';
@@ -187,34 +192,32 @@ function table(rows) {
 
 async function main() {
   if (!existsSync(SERVER)) throw new StartError(`${SERVER} not found; run "pnpm build" first`);
-  const node20 = process.execPath;
-  const v20 = process.version;
-  if (!v20.startsWith('v20.')) console.error(`warning: this script runs on ${v20}; the "Node 20" column measures that version`);
-  const node24 = resolveNode24();
+  const node22 = resolveNode(22);
+  const v22 = nodeVersion(node22);
+  const node24 = resolveNode(24);
   const v24 = nodeVersion(node24);
-  if (!v24.startsWith('v24.')) console.error(`warning: npx node@24 gave ${v24}`);
 
   console.error(`measuring ${CONNECTIONS} connections, ${WARMUP_SECONDS} s warm-up + ${SECONDS} s per scenario`);
-  console.error(`Node 20 column: ${v20}`);
-  const r20 = await measure('node20', node20);
+  console.error(`Node 22 column: ${v22}`);
+  const r22 = await measure('node22', node22);
   console.error(`Node 24 column: ${v24}`);
   const r24 = await measure('node24', node24);
 
-  const rows = [['scenario', `node20 req/s`, `node24 req/s`, 'ratio 24/20', 'node20 p99 ms', 'node24 p99 ms']];
+  const rows = [['scenario', `node22 req/s`, `node24 req/s`, 'ratio 24/22', 'node22 p99 ms', 'node24 p99 ms']];
   const problems = [];
   for (const { name, label } of SCENARIOS) {
-    const a = r20[name];
+    const a = r22[name];
     const b = r24[name];
     rows.push([label, fmt(a.rps, 0), fmt(b.rps, 0), fmt(b.rps / a.rps, 2), fmt(a.p99, 0), fmt(b.p99, 0)]);
-    for (const [v, r] of [[v20, a], [v24, b]]) {
+    for (const [v, r] of [[v22, a], [v24, b]]) {
       if (r.non2xx || r.errors || r.timeouts) problems.push(`${label} on ${v}: ${r.non2xx} non-2xx, ${r.errors} errors, ${r.timeouts} timeouts`);
     }
   }
 
-  console.log(`\nagenthost standalone server, ${v20} vs ${v24}: ${CONNECTIONS} connections, ${SECONDS} s per scenario (after ${WARMUP_SECONDS} s warm-up), loopback\n`);
+  console.log(`\nagenthost standalone server, ${v22} vs ${v24}: ${CONNECTIONS} connections, ${SECONDS} s per scenario (after ${WARMUP_SECONDS} s warm-up), loopback\n`);
   console.log(table(rows));
   console.log('');
-  for (const { name } of SCENARIOS) console.log(`ratio node24/node20 ${name}: ${fmt(r24[name].rps / r20[name].rps, 2)}`);
+  for (const { name } of SCENARIOS) console.log(`ratio node24/node22 ${name}: ${fmt(r24[name].rps / r22[name].rps, 2)}`);
   if (problems.length) {
     console.log('\nwarning: some requests did not succeed, so those numbers are not comparable:');
     for (const p of problems) console.log(`  ${p}`);

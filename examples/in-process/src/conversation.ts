@@ -8,7 +8,7 @@ export async function converse(): Promise<string[]> {
   const agent = await service.createAgent('acme', {
     name: 'Support Agent',
     instruction: 'You are a helpful support agent.',
-    model: 'echo', // the offline development model; e.g. 'gpt-4o-mini' with openAIModels()
+    model: 'echo', // the offline development model; e.g. 'openai/gpt-5-mini' with modelRegistry([openAIProvider()])
   });
 
   const first = await service.runAgent('acme', agent.agent_id, { input: 'My order has not arrived.' });

@@ -25,8 +25,8 @@ test('anthropic/, google/ and a named compatible endpoint run end to end from en
     GOOGLE_GENERATIVE_AI_BASE_URL: gemini.baseURL,
     AGENTHOST_PROVIDERS: JSON.stringify({ ollama: { baseURL: ollama.baseURL, models: ['llama3.2'] } }),
   });
-  // The banner groups the offered models by provider, the first few of each.
-  expect(server.stdout()).toMatch(/\n {4}agenthost: echo\n {4}anthropic: claude-[^\n]*, \.\.\. \(\d+ more\)\n {4}google: gemini-[^\n]*\n {4}ollama: llama3\.2\n/);
+  // The banner groups the offered models by provider: a short list by name, a long one by count.
+  expect(server.stdout()).toMatch(/\n {4}agenthost: echo\n {4}anthropic: \d+ models\n {4}google: \d+ models\n {4}ollama: llama3\.2\n/);
 
   const models = await api(server.url, KEY, 'GET', '/models');
   const byName = new Map((models.body.data as { name: string }[]).map((m) => [m.name, m]));

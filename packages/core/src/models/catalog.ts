@@ -8,7 +8,9 @@ export interface CatalogEntry {
 }
 
 /** Models a chat run cannot use: embeddings, speech, transcription, images, realtime and the like. */
-const NOT_CHAT = /embed|tts|transcri|realtime|audio|image|search|computer-use|moderation|dall-e|whisper|sora|^(ada|babbage|davinci|curie)\b/;
+const NOT_CHAT = /embed|tts|transcri|realtime|audio|image|search|computer-use|moderation|dall-e|whisper|sora|davinci|-instruct$|^(ada|babbage|curie)\b/;
+/** Prices of fine-tuning and of families (`ft:gpt-4o`, `gpt-4-`) rather than models one can name. */
+const NOT_A_MODEL = /:|-$/;
 /** Per catalog provider, which of its ids a provider package serves (the catalog's Google lists Vertex's Claude too). */
 const SERVED: Record<string, RegExp> = { google: /^(gemini|gemma)/ };
 
@@ -38,7 +40,8 @@ export function catalogModels(providerId: string): readonly CatalogEntry[] {
   if (!models) {
     const served = SERVED[providerId];
     const all = findProvider({ providerId })?.models ?? [];
-    models = Object.freeze(all.filter((m) => !m.deprecated && !NOT_CHAT.test(m.id) && (!served || served.test(m.id))).map(entry));
+    const usable = (m: CatalogModel) => !m.deprecated && !NOT_CHAT.test(m.id) && !NOT_A_MODEL.test(m.id) && (!served || served.test(m.id));
+    models = Object.freeze(all.filter(usable).map(entry));
     listed.set(providerId, models);
   }
   return models;
