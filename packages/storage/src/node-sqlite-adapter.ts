@@ -8,27 +8,35 @@ export interface NodeSqliteAdapterOptions {
   filename: string;
   /** The table (default `keyv`); created if missing. */
   table?: string;
-  /** How long a statement waits for another process's write lock, in ms (default 5 000). */
+  /**
+   * How long a statement waits for another process's write lock, in ms (default 1 000). The wait
+   * blocks the calling thread: keep it short (one server per file; a CLI holds the lock briefly).
+   */
   busyTimeoutMs?: number;
 }
 
 const TABLE = /^[A-Za-z_][A-Za-z0-9_]{0,62}$/;
 
+let loaded: typeof import('node:sqlite') | undefined;
+
 /**
  * Loads `node:sqlite`. On Node 22 it still announces itself as experimental on first load; that one
- * warning is not shown (it is stable enough for this use, and Node 24 no longer warns).
+ * warning is not shown (it is stable enough for this use, and Node 24.15 and later no longer warn).
+ * The load is synchronous, so nothing else can run while the warning is held back.
  */
-export async function loadNodeSqlite(): Promise<typeof import('node:sqlite')> {
+export function loadNodeSqlite(): typeof import('node:sqlite') {
+  if (loaded) return loaded;
   const emit = process.emitWarning;
   process.emitWarning = ((warning: string | Error, ...rest: unknown[]) => {
     if (String(warning).includes('SQLite is an experimental feature')) return;
     (emit as (...args: unknown[]) => void).call(process, warning, ...rest);
   }) as typeof process.emitWarning;
   try {
-    return await import('node:sqlite');
+    loaded = process.getBuiltinModule('node:sqlite');
   } finally {
     process.emitWarning = emit;
   }
+  return loaded;
 }
 
 /**
@@ -44,10 +52,11 @@ export class NodeSqliteAdapter extends EventEmitter implements KeyvStoreAdapter 
   readonly opts: { dialect: 'sqlite'; filename: string; table: string };
   namespace?: string | undefined;
   readonly #db: DatabaseSync;
-  readonly #statements: Record<'get' | 'set' | 'delete' | 'clear' | 'iterate' | 'purge', StatementSync>;
+  readonly #statements: Record<'get' | 'set' | 'delete' | 'clear' | 'purge', StatementSync>;
+  readonly #iterateSql: string;
   readonly #purger: NodeJS.Timeout;
 
-  constructor(sqlite: typeof import('node:sqlite'), { filename, table = 'keyv', busyTimeoutMs = 5_000 }: NodeSqliteAdapterOptions) {
+  constructor(sqlite: typeof import('node:sqlite'), { filename, table = 'keyv', busyTimeoutMs = 1_000 }: NodeSqliteAdapterOptions) {
     super();
     if (!TABLE.test(table)) throw new TypeError(`NodeSqliteAdapter: "${table}" is not a table name`);
     this.opts = { dialect: 'sqlite', filename, table };
@@ -56,17 +65,16 @@ export class NodeSqliteAdapter extends EventEmitter implements KeyvStoreAdapter 
     // the writer, and a write costs one append instead of rewriting pages.
     this.#db.exec('PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL');
     this.#db.exec(`CREATE TABLE IF NOT EXISTS ${table} (key VARCHAR(255) PRIMARY KEY, value TEXT, expires INTEGER)`);
-    const columns = this.#db.prepare(`PRAGMA table_info(${table})`).all() as { name: string }[];
-    if (!columns.some((c) => c.name === 'expires')) this.#db.exec(`ALTER TABLE ${table} ADD COLUMN expires INTEGER`);
+    this.#addExpires(table);
     const prepare = (sql: string) => this.#db.prepare(sql);
     this.#statements = {
       get: prepare(`SELECT value FROM ${table} WHERE key = ? AND (expires IS NULL OR expires > ?)`),
       set: prepare(`INSERT INTO ${table} (key, value, expires) VALUES (?, ?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value, expires = excluded.expires`),
       delete: prepare(`DELETE FROM ${table} WHERE key = ?`),
       clear: prepare(`DELETE FROM ${table} WHERE key LIKE ? ESCAPE '\\'`),
-      iterate: prepare(`SELECT key, value FROM ${table} WHERE key LIKE ? ESCAPE '\\' AND (expires IS NULL OR expires > ?) ORDER BY key`),
       purge: prepare(`DELETE FROM ${table} WHERE expires IS NOT NULL AND expires <= ?`),
     };
+    this.#iterateSql = `SELECT key, value FROM ${table} WHERE key LIKE ? ESCAPE '\\' AND (expires IS NULL OR expires > ?) ORDER BY key`;
     this.purgeExpired();
     this.#purger = setInterval(() => this.purgeExpired(), 10 * 60_000).unref();
   }
@@ -111,7 +119,9 @@ export class NodeSqliteAdapter extends EventEmitter implements KeyvStoreAdapter 
   }
 
   async *iterator<Value>(namespace?: string): AsyncGenerator<Array<string | Awaited<Value> | undefined>, void> {
-    for (const row of this.#statements.iterate.iterate(this.#prefix(namespace), Date.now()) as Iterable<{ key: string; value: string }>) {
+    // A statement of its own: iterations may overlap, and a statement iterates one at a time.
+    const rows = this.#db.prepare(this.#iterateSql).iterate(this.#prefix(namespace), Date.now()) as Iterable<{ key: string; value: string }>;
+    for (const row of rows) {
       yield [row.key, row.value as Awaited<Value>];
     }
   }
@@ -130,8 +140,22 @@ export class NodeSqliteAdapter extends EventEmitter implements KeyvStoreAdapter 
     return (this.#statements.get.get(key, Date.now()) as { value: string } | undefined)?.value;
   }
 
+  /**
+   * Adds the `expires` column to a table written by `@keyv/sqlite`, filled from the expiry Keyv keeps
+   * inside each value, so that old rows expire and are purged like new ones.
+   */
+  #addExpires(table: string): void {
+    const columns = this.#db.prepare(`PRAGMA table_info(${table})`).all() as { name: string }[];
+    if (columns.some((c) => c.name === 'expires')) return;
+    this.#transaction(() => {
+      this.#db.exec(`ALTER TABLE ${table} ADD COLUMN expires INTEGER`);
+      this.#db.exec(`UPDATE ${table} SET expires = json_extract(value, '$.expires') WHERE json_valid(value) AND json_type(value, '$.expires') = 'integer'`);
+    });
+  }
+
   #transaction(work: () => void): void {
-    this.#db.exec('BEGIN');
+    // IMMEDIATE takes the write lock at once, so two writers wait for each other instead of failing midway.
+    this.#db.exec('BEGIN IMMEDIATE');
     try {
       work();
       this.#db.exec('COMMIT');

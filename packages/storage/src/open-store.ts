@@ -106,7 +106,7 @@ export async function openStore(location: string, options: OpenStoreOptions = {}
       const path = location.slice('sqlite://'.length);
       if (!path) throw new Error('sqlite:// needs a file path, e.g. sqlite://./.agenthost/agenthost.sqlite');
       await mkdir(dirname(path), { recursive: true });
-      const adapter = new NodeSqliteAdapter(await loadNodeSqlite(), { filename: path, table: 'agenthost_kv', busyTimeoutMs: commandTimeoutMs });
+      const adapter = new NodeSqliteAdapter(loadNodeSqlite(), { filename: path, table: 'agenthost_kv' });
       const keyv = new Keyv({ store: adapter, namespace, throwOnErrors: true });
       keyv.on('error', onError);
       // One SQLite file serves one process, so in-process locks are the shared ones.
