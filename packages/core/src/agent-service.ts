@@ -1,5 +1,4 @@
 import { SpanKind, SpanStatusCode, context, trace, type Span } from '@opentelemetry/api';
-import { OpenTelemetry } from '@ai-sdk/otel';
 import { generateText, isStepCount, streamText, type ModelMessage, type TelemetryOptions, type ToolSet } from 'ai';
 import { DEFAULT_CONTEXT_WINDOW, estimateTokens, fitHistory } from './context-window.js';
 import { AgentHostError } from './errors/agenthost-error.js';
@@ -11,7 +10,8 @@ import { randomId, type IdGenerator } from './ids.js';
 import { inProcessLocks } from './locks/in-process-locks.js';
 import type { AgentStore, SessionRef } from './ports/agent-store.js';
 import type { Lease, LockProvider } from './ports/lock-provider.js';
-import { describeModels, describeTools, estimatedCost, infoOf, offeredModelsText, type ToolInfo } from './discovery.js';
+import { describeModels, describeTools, infoOf, offeredModelsText, type ToolInfo } from './discovery.js';
+import { estimatedCost } from './models/cost.js';
 import type { ChatModel, ModelInfo, ModelProvider } from './ports/model-provider.js';
 import type { ToolProvider } from './ports/tool-provider.js';
 import { providerFailure } from './provider-failures.js';
@@ -70,11 +70,13 @@ export interface AgentServiceOptions {
   onRunFinished?: (observation: RunObservation) => void;
   /**
    * OpenTelemetry: each run becomes a span (`agenthost.run`, with model, ids, tokens and outcome), and
-   * the AI SDK's own telemetry is on, so model calls carry the GenAI attributes. Off unless enabled;
-   * spans go to whatever tracer provider the application registered. Inputs and outputs are recorded
-   * only with `recordContent`.
+   * the AI SDK's telemetry of its model calls is on, through `integrations` (for spans,
+   * `new OpenTelemetry()` of `@ai-sdk/otel`; without any, those the app registered with the SDK's
+   * `registerTelemetry`). Off unless enabled, and then the AI SDK records nothing of agenthost's runs
+   * either, whatever the app registered. Spans go to whatever tracer provider the application
+   * registered. Inputs and outputs are recorded only with `recordContent`.
    */
-  telemetry?: { enabled: boolean; recordContent?: boolean };
+  telemetry?: { enabled: boolean; recordContent?: boolean; integrations?: TelemetryOptions['integrations'] };
   /**
    * Where clients' `json_format` schemas are compiled and answers checked against them: worker
    * threads with deadlines and memory caps (default: the process's shared sandbox).
@@ -190,14 +192,14 @@ export class AgentService {
   readonly #locks: LockProvider;
   readonly #runWaitMs: number;
   readonly #observe: (observation: RunObservation) => void;
-  readonly #telemetry: { enabled: boolean; recordContent?: boolean } | undefined;
+  readonly #telemetry: NonNullable<AgentServiceOptions['telemetry']> | undefined;
   /**
-   * The AI SDK's telemetry of model calls: GenAI spans through `@ai-sdk/otel` when on, and off
-   * explicitly otherwise (the SDK records every call, content included, once any app registers an
-   * integration).
+   * The AI SDK's telemetry of model calls: on with the given integrations, and off explicitly
+   * otherwise (the SDK records every call, content included, once any app registers an integration).
    */
   readonly #aiTelemetry: TelemetryOptions;
   readonly #sandbox: SchemaSandbox;
+  #listed: Set<string> | undefined;
 
   constructor(options: AgentServiceOptions) {
     if (!options?.store) throw new TypeError('AgentService: options.store is required');
@@ -226,7 +228,7 @@ export class AgentService {
           functionId: 'agenthost.run',
           recordInputs: this.#telemetry.recordContent === true,
           recordOutputs: this.#telemetry.recordContent === true,
-          integrations: [new OpenTelemetry()],
+          ...(this.#telemetry.integrations !== undefined && { integrations: this.#telemetry.integrations }),
         }
       : { isEnabled: false };
     this.#sandbox = options.schemaSandbox ?? sharedSchemaSandbox();
@@ -257,6 +259,15 @@ export class AgentService {
   /** The tool integrations agents may use, with what each does. */
   describeTools(): ToolInfo[] {
     return describeTools(this.#tools);
+  }
+
+  /**
+   * The model of a run as metrics name it: its full name when the server lists it, else
+   * `<provider>/other`, since an endpoint that takes any model id would give clients labels without bound.
+   */
+  #metricModel(run: PreparedRun): string {
+    this.#listed ??= new Set(this.#models.listModels());
+    return this.#listed.has(run.info.name) || this.#listed.has(run.agent.config.model) ? run.info.name : `${run.info.provider}/other`;
   }
 
   #unsupported(model: string): string {
@@ -414,10 +425,10 @@ export class AgentService {
       const output = run.output ? JSON.stringify(result.output) : result.text;
       const calledTool = result.steps.some((step) => step.toolCalls.length > 0);
       const answer = await this.#commit(run, output, calledTool, result.usage, options.signal);
-      this.#observe({ model: run.agent.config.model, outcome: 'ok', tokens: answer.metadata.tokens, providerMs });
+      this.#observe({ model: this.#metricModel(run), outcome: 'ok', tokens: answer.metadata.tokens, providerMs });
       return answer;
     } catch (error) {
-      this.#observe({ model: run.agent.config.model, outcome: AgentHostError.isInstance(error) ? error.code : 'aborted', ...(providerMs !== undefined && { providerMs }) });
+      this.#observe({ model: this.#metricModel(run), outcome: AgentHostError.isInstance(error) ? error.code : 'aborted', ...(providerMs !== undefined && { providerMs }) });
       throw error;
     } finally {
       await this.#release(run.lease);
@@ -504,11 +515,11 @@ export class AgentService {
         const usage = await result.usage;
         const providerMs = performance.now() - started;
         const answer = await this.#commit(run, output, calledTool, usage, signal);
-        this.#observe({ model: run.agent.config.model, outcome: 'ok', tokens: answer.metadata.tokens, providerMs });
+        this.#observe({ model: this.#metricModel(run), outcome: 'ok', tokens: answer.metadata.tokens, providerMs });
         yield { type: 'done', result: answer };
       } catch (error) {
         const failed = this.#callFailure(error, timeout, signal, run);
-        this.#observe({ model: run.agent.config.model, outcome: AgentHostError.isInstance(failed) ? failed.code : 'aborted', providerMs: performance.now() - started });
+        this.#observe({ model: this.#metricModel(run), outcome: AgentHostError.isInstance(failed) ? failed.code : 'aborted', providerMs: performance.now() - started });
         throw failed;
       }
     } finally {

@@ -9,15 +9,38 @@ export interface ToolInfo {
   description: string;
 }
 
+/** How an endpoint that takes any model id is listed: `ollama/*`. */
+export const ANY_MODEL = '*';
+
 /** What is known of a name a provider serves; the provider is the part before `/`, else `custom`. */
 export function infoOf(models: ModelProvider, name: string): ModelInfo {
   const at = name.indexOf('/');
   return models.modelInfo?.(name) ?? { name, provider: at > 0 ? name.slice(0, at) : 'custom' };
 }
 
-/** Every offered model with what is known of it, in the provider's order. */
+/**
+ * Every offered model with what is known of it, in the provider's order, then one entry
+ * `<provider>/*` for each endpoint that takes any model id.
+ */
 export function describeModels(models: ModelProvider): ModelInfo[] {
-  return models.listModels().map((name) => infoOf(models, name));
+  const open = (models.openProviders?.() ?? []).map((provider) => ({ name: `${provider}/${ANY_MODEL}`, provider }));
+  return [...models.listModels().map((name) => infoOf(models, name)), ...open];
+}
+
+/** Model ids by provider, in order: `echo` under `agenthost`, `gpt-5-mini` under `openai`. */
+export function modelsByProvider(models: readonly ModelInfo[]): Map<string, string[]> {
+  const groups = new Map<string, string[]>();
+  for (const { name, provider } of models) {
+    const id = name.startsWith(`${provider}/`) ? name.slice(provider.length + 1) : name;
+    groups.set(provider, [...(groups.get(provider) ?? []), id]);
+  }
+  return groups;
+}
+
+/** The offered model names grouped by provider, for a message: `openai: gpt-5, gpt-5-mini; ollama: any model id`. */
+export function offeredModelsText(models: ModelProvider): string {
+  const groups = [...modelsByProvider(describeModels(models))];
+  return groups.map(([provider, ids]) => `${provider}: ${ids.map((id) => (id === ANY_MODEL ? 'any model id' : id)).join(', ')}`).join('; ');
 }
 
 /** Every offered tool integration with a description. */
@@ -29,22 +52,4 @@ export function describeTools(tools: ToolProvider): ToolInfo[] {
     const only = typeof described === 'string' ? described : undefined;
     return { name, description: only ?? `Tools: ${set.map(([tool]) => tool).join(', ')}` };
   });
-}
-
-/** The offered model names grouped by provider, for a message: `openai: gpt-5, gpt-5-mini; agenthost: echo`. */
-export function offeredModelsText(models: ModelProvider): string {
-  const groups = new Map<string, string[]>();
-  for (const { name, provider } of describeModels(models)) {
-    const short = name.startsWith(`${provider}/`) ? name.slice(provider.length + 1) : name;
-    groups.set(provider, [...(groups.get(provider) ?? []), short]);
-  }
-  return [...groups].map(([provider, names]) => `${provider}: ${names.join(', ')}`).join('; ');
-}
-
-/** The estimated cost of a run in US dollars, from the model's list price; `undefined` when the price is not known. */
-export function estimatedCost(info: ModelInfo | undefined, tokens: { prompt: number; completion: number }): number | undefined {
-  if (!info?.price) return undefined;
-  const dollars = (tokens.prompt * info.price.input_per_mtok + tokens.completion * info.price.output_per_mtok) / 1_000_000;
-  // Rounded to billionths of a dollar, which drops floating-point noise and keeps a small run's cost.
-  return Math.round(dollars * 1e9) / 1e9;
 }

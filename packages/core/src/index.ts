@@ -1,6 +1,7 @@
 export { AgentService, type AgentListOptions, type AgentServiceOptions, type PageOptions, type RunObservation, type RunOptions } from './agent-service.js';
 export { DEFAULT_CONTEXT_WINDOW, estimateTokens } from './context-window.js';
-export { describeModels, describeTools, estimatedCost, type ToolInfo } from './discovery.js';
+export { ANY_MODEL, describeModels, describeTools, modelsByProvider, type ToolInfo } from './discovery.js';
+export { estimatedCost } from './models/cost.js';
 export * from './errors/index.js';
 export { randomId, type IdGenerator, type IdKind } from './ids.js';
 export { API_KEY_SCOPES, type ApiKeyInfo, type ApiKeyRecord, type ApiKeyScope } from './keys/api-key-records.js';
@@ -12,10 +13,10 @@ export type { IdempotencyRecord, IdempotencyStore } from './ports/idempotency-st
 export { memoryIdempotencyStore, type MemoryIdempotencyOptions } from './idempotency/memory-idempotency-store.js';
 export { inProcessLocks } from './locks/in-process-locks.js';
 export { ECHO_MODEL_NAME, EchoLanguageModel, countEchoTokens } from './models/echo-model.js';
-export { catalogEntry, catalogModels, type CatalogEntry } from './models/catalog.js';
+export { catalogEntry, catalogModels, catalogProvider, type CatalogEntry } from './models/catalog.js';
 export { modelRegistry } from './models/model-registry.js';
 export { openAIModels, type OpenAIModelsOptions } from './models/openai-models.js';
-export { anthropicProvider, compatibleProvider, googleProvider, openAIProvider, type NamedProvider, type ProviderSettings } from './models/providers.js';
+export { PROVIDER_NAME, anthropicProvider, compatibleProvider, googleProvider, openAIProvider, type NamedProvider, type ProviderSettings } from './models/providers.js';
 export { combineModels, echoModels, staticModels } from './models/static-models.js';
 export type { AgentPage, AgentStore, MessageWindow, SessionPage, SessionRef } from './ports/agent-store.js';
 export type { AcquireOptions, Lease, LockProvider } from './ports/lock-provider.js';

@@ -83,7 +83,7 @@ async function agent(tool?: string) {
 }
 
 /** A run's cost at the catalog's list price of gpt-4o-mini, as metadata reports it. */
-const listCost = (prompt: number, completion: number) => estimatedCost({ name: 'openai/gpt-4o-mini', provider: 'openai', price: catalogEntry('openai', 'gpt-4o-mini')!.price! }, { prompt, completion });
+const listCost = (prompt: number, completion: number) => estimatedCost({ price: catalogEntry('openai', 'gpt-4o-mini')!.price! }, { prompt, completion });
 
 const history = async (agentId: string, sessionId: string) => (await store.readMessages({ accountId: 'acme', agentId, sessionId })).map((m) => m.content);
 

@@ -1,3 +1,4 @@
+import { OpenTelemetry } from '@ai-sdk/otel';
 import { AgentService, echoModels } from '@agenthost/core';
 import { MemoryStore } from '@agenthost/storage';
 import { context, trace } from '@opentelemetry/api';
@@ -18,7 +19,7 @@ afterAll(() => provider.shutdown());
 const KEY = 'key-trace-0123456789abcdef';
 
 test("a run's span carries model and tokens, under the request's span, over the AI SDK's GenAI spans of the model call", async () => {
-  const service = new AgentService({ store: new MemoryStore(), models: echoModels(), telemetry: { enabled: true } });
+  const service = new AgentService({ store: new MemoryStore(), models: echoModels(), telemetry: { enabled: true, integrations: [new OpenTelemetry()] } });
   const app = express().use('/api/v1', createAgentRouter(service, { resolveKey: staticKeys([{ account: 'acme', key: KEY }]), tracing: true }));
   const agentId = (await request(app).post('/api/v1/agents').set('x-api-key', KEY).send({ name: 'A', instruction: 'Be brief.', model: 'echo' })).body.data.agent_id;
   exporter.reset();

@@ -1,6 +1,6 @@
 import { calcPrice, findProvider, type ModelInfo as CatalogModel, type ModelPrice } from '@pydantic/genai-prices';
 
-/** What the catalog says of one model: its id there, context window and base list prices. */
+/** What the catalog says of one model: its id there, context window and list prices now. */
 export interface CatalogEntry {
   id: string;
   context_window?: number;
@@ -8,17 +8,23 @@ export interface CatalogEntry {
 }
 
 /** Models a chat run cannot use: embeddings, speech, transcription, images, realtime and the like. */
-const NOT_CHAT = /embed|tts|transcri|realtime|audio|image|search|computer-use|moderation|dall-e|whisper|sora|davinci|-instruct$|^(ada|babbage|curie)\b/;
+const NOT_CHAT = /embed|tts|transcri|realtime|audio|image|search|computer-use|moderation|dall-e|whisper|sora|davinci|-instruct$|-live|live-|^(ada|babbage|curie)\b/;
 /** Prices of fine-tuning and of families (`ft:gpt-4o`, `gpt-4-`) rather than models one can name. */
 const NOT_A_MODEL = /:|-$/;
-/** Per catalog provider, which of its ids a provider package serves (the catalog's Google lists Vertex's Claude too). */
-const SERVED: Record<string, RegExp> = { google: /^(gemini|gemma)/ };
+/**
+ * Per catalog provider, what its API serves today. The catalog prices past models too (for old
+ * invoices); these are the families the provider has retired or never served through the API these
+ * packages call (Vertex-only, open-weight).
+ */
+const NOT_SERVED: Record<string, RegExp> = {
+  openai: /^(gpt-3\.5|gpt-4(-|$)|gpt-4-32k|gpt-4\.5|o1-(preview|mini)|chatgpt-|gpt-oss|codex-mini|.*-vision)/,
+  anthropic: /^claude-(v1|2|instant|3-(opus|sonnet|haiku)|3-5-(sonnet|haiku)$)/,
+  google: /^(?!gemini|gemma)|^gemini-(pro|1\.|flash-1\.|pro-1\.)|-maas$/,
+};
 
 const base = (price: ModelPrice[string]): number | undefined => (typeof price === 'number' ? price : price?.base);
 
-function entry(model: CatalogModel): CatalogEntry {
-  // Conditional prices (by date or time of day) list the current ones last.
-  const prices = Array.isArray(model.prices) ? model.prices.at(-1)?.prices : model.prices;
+function entry(model: CatalogModel, prices: ModelPrice | undefined): CatalogEntry {
   const input = prices && base(prices.input_mtok);
   const output = prices && base(prices.output_mtok);
   return {
@@ -28,30 +34,35 @@ function entry(model: CatalogModel): CatalogEntry {
   };
 }
 
-const listed = new Map<string, readonly CatalogEntry[]>();
+/** The catalog's provider id for a name, only when it is that exact id (the catalog matches names loosely). */
+export function catalogProvider(name: string): string | undefined {
+  return findProvider({ providerId: name })?.id === name ? name : undefined;
+}
+
+const listed = new Map<string, readonly string[]>();
 
 /**
- * The chat models the catalog lists for a provider (`openai`, `anthropic`, `google`, `groq`,
- * `openrouter`, `mistral`...), current ones only, with context windows and list prices; empty for a
- * provider it does not know. The catalog is `@pydantic/genai-prices`, bundled: no network.
+ * The ids of the chat models the catalog lists for a provider (`openai`, `anthropic`, `google`,
+ * `groq`, `openrouter`, `mistral`...) that its API serves today; empty for a provider it does not know.
+ * The catalog is `@pydantic/genai-prices`, bundled: no network.
  */
-export function catalogModels(providerId: string): readonly CatalogEntry[] {
-  let models = listed.get(providerId);
-  if (!models) {
-    const served = SERVED[providerId];
-    const all = findProvider({ providerId })?.models ?? [];
-    const usable = (m: CatalogModel) => !m.deprecated && !NOT_CHAT.test(m.id) && !NOT_A_MODEL.test(m.id) && (!served || served.test(m.id));
-    models = Object.freeze(all.filter(usable).map(entry));
-    listed.set(providerId, models);
+export function catalogModels(providerId: string): readonly string[] {
+  let ids = listed.get(providerId);
+  if (!ids) {
+    const retired = NOT_SERVED[providerId];
+    const usable = (m: CatalogModel) => !m.deprecated && m.context_window !== undefined && !NOT_CHAT.test(m.id) && !NOT_A_MODEL.test(m.id) && !retired?.test(m.id);
+    ids = Object.freeze((catalogProvider(providerId) ? (findProvider({ providerId })?.models ?? []) : []).filter(usable).map((m) => m.id));
+    listed.set(providerId, ids);
   }
-  return models;
+  return ids;
 }
 
 /**
- * The catalog's entry for a model id of a provider, or `undefined`. Ids are matched the catalog's
- * way, so dated and aliased ids (`claude-sonnet-4-5-20250929`) find their model.
+ * The catalog's entry for a model id of a provider at a time (default: now), or `undefined`. Ids are
+ * matched the catalog's way, so dated and aliased ids (`claude-sonnet-4-5-20250929`) find their model;
+ * prices are those in force at that time (some change by date, or by time of day).
  */
-export function catalogEntry(providerId: string, modelId: string): CatalogEntry | undefined {
-  const found = calcPrice({ input_tokens: 0, output_tokens: 0 }, modelId, { providerId });
-  return found ? entry(found.model) : undefined;
+export function catalogEntry(providerId: string, modelId: string, at: Date = new Date()): CatalogEntry | undefined {
+  const found = calcPrice({ input_tokens: 0, output_tokens: 0 }, modelId, { providerId, timestamp: at });
+  return found ? entry(found.model, found.model_price) : undefined;
 }

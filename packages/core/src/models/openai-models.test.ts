@@ -130,7 +130,7 @@ describe.each(['responses', 'chat'] as const)('streaming and tool calls over the
 describe('openAIModels', () => {
   test("offers the catalog's OpenAI chat models by default, by provider/model name or bare id, and only those", () => {
     const models = openAIModels({ apiKey: 'k' });
-    expect(models.listModels()).toStrictEqual(catalogModels('openai').map((m) => `openai/${m.id}`));
+    expect(models.listModels()).toStrictEqual(catalogModels('openai').map((id) => `openai/${id}`));
     expect(models.listModels()).toContain('openai/gpt-5-mini');
     expect(models.listModels().some((name) => /embedding|tts|whisper|dall-e/.test(name))).toBe(false);
     expect([models.languageModel('gpt-4o-mini')?.modelId, models.languageModel('openai/gpt-4o-mini')?.modelId]).toStrictEqual(['gpt-4o-mini', 'gpt-4o-mini']);

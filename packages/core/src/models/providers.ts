@@ -3,7 +3,7 @@ import { createGoogleGenerativeAI } from '@ai-sdk/google';
 import { createOpenAI } from '@ai-sdk/openai';
 import { createOpenAICompatible } from '@ai-sdk/openai-compatible';
 import type { ProviderV3, ProviderV4 } from '@ai-sdk/provider';
-import { catalogModels } from './catalog.js';
+import { catalogModels, catalogProvider } from './catalog.js';
 
 /** How to reach one provider, and which of its models to offer. */
 export interface ProviderSettings {
@@ -29,14 +29,14 @@ export interface NamedProvider {
   catalog?: string;
 }
 
-const NAME = /^[a-z0-9][a-z0-9_-]{0,31}$/;
+/** A provider's name: 1-32 of lower-case letters, digits, `-` and `_` (so never a `/`). */
+export const PROVIDER_NAME = /^[a-z0-9][a-z0-9_-]{0,31}$/;
 const pick = ({ apiKey, baseURL, fetch }: ProviderSettings) => ({
   ...(apiKey !== undefined && { apiKey }),
   ...(baseURL !== undefined && { baseURL }),
   ...(fetch !== undefined && { fetch }),
 });
-const offered = (settings: ProviderSettings, catalog: string): readonly string[] =>
-  Object.freeze([...new Set(settings.models ?? catalogModels(catalog).map((m) => m.id))]);
+const offered = (settings: ProviderSettings, catalog: string): readonly string[] => Object.freeze([...new Set(settings.models ?? catalogModels(catalog))]);
 
 /**
  * OpenAI, through `@ai-sdk/openai`: its Responses API by default, or Chat Completions with
@@ -61,19 +61,19 @@ export function googleProvider(settings: ProviderSettings = {}): NamedProvider {
 /**
  * Any OpenAI-compatible endpoint (Ollama, vLLM, LM Studio, OpenRouter, Groq, a company gateway),
  * through `@ai-sdk/openai-compatible`, under the name of your choosing. It offers the `models` given,
- * or any model id when none are. When the name is one the catalog knows (`openrouter`, `groq`,
- * `mistral`, `deepseek`...), context windows and prices come from there.
+ * or any model id when none are. When the name is exactly one the catalog knows (`openrouter`,
+ * `groq`, `mistral`, `deepseek`...), context windows and prices come from there.
  * @throws TypeError for a name that is not 1-32 characters of lower-case letters, digits, `-` or `_`, or without `baseURL`.
  */
 export function compatibleProvider(name: string, settings: ProviderSettings & { baseURL: string }): NamedProvider {
-  if (!NAME.test(name)) throw new TypeError(`compatibleProvider: "${name}" is not a provider name (1-32 of a-z, 0-9, "-", "_")`);
+  if (!PROVIDER_NAME.test(name)) throw new TypeError(`compatibleProvider: "${name}" is not a provider name (1-32 of a-z, 0-9, "-", "_")`);
   if (!settings?.baseURL) throw new TypeError(`compatibleProvider: "${name}" needs a baseURL`);
   const provider = createOpenAICompatible({ name, includeUsage: true, ...pick(settings), baseURL: settings.baseURL });
-  const known = catalogModels(name).length > 0;
+  const catalog = catalogProvider(name);
   return {
     name,
     provider: provider as unknown as ProviderV4,
     models: settings.models ? Object.freeze([...new Set(settings.models)]) : 'any',
-    ...(known && { catalog: name }),
+    ...(catalog && { catalog }),
   };
 }

@@ -37,5 +37,6 @@ export function combineModels(...providers: ModelProvider[]): ModelProvider {
       return undefined;
     },
     modelInfo: (name) => providers.find((p) => p.languageModel(name) !== undefined)?.modelInfo?.(name),
+    openProviders: () => [...new Set(providers.flatMap((p) => p.openProviders?.() ?? []))],
   };
 }

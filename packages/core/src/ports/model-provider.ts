@@ -36,4 +36,9 @@ export interface ModelProvider {
   languageModel(name: string): ChatModel | undefined;
   /** What is known of the model `name` serves, or `undefined`. Optional. */
   modelInfo?(name: string): ModelInfo | undefined;
+  /**
+   * The providers that serve any model id under their name (`ollama/<anything>`), as an endpoint
+   * whose models are not known in advance does; their models are not listed. Optional.
+   */
+  openProviders?(): readonly string[];
 }
