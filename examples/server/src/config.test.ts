@@ -189,7 +189,8 @@ describe('model providers', () => {
     ['a bad name', '{"My Gateway": {"baseURL": "http://x.example/v1"}}', 'AGENTHOST_PROVIDERS.My Gateway: provider names are 1-32 of a-z, 0-9, "-", "_" (and not "agenthost")'],
     ['the echo model’s provider', '{"agenthost": {"baseURL": "http://x.example/v1"}}', 'AGENTHOST_PROVIDERS.agenthost: provider names are 1-32 of a-z, 0-9, "-", "_" (and not "agenthost")'],
     ['an unknown field', '{"ollama": {"baseURL": "http://x.example/v1", "key": "x"}}', 'AGENTHOST_PROVIDERS.ollama: Unrecognized key: "key"'],
-    ['api on another provider', '{"anthropic": {"api": "chat"}}', 'AGENTHOST_PROVIDERS.anthropic.api: api applies to openai only'],
+    ['api on another provider', '{"anthropic": {"api": "chat", "apiKey": "k"}}', 'AGENTHOST_PROVIDERS.anthropic.api: api applies to openai only'],
+    ['a base URL for Anthropic without a key', '{"anthropic": {"baseURL": "http://gw.example/v1"}}', 'ANTHROPIC_BASE_URL: needs ANTHROPIC_API_KEY too (any value, when a gateway holds the key)'],
   ])('AGENTHOST_PROVIDERS with %s is refused, naming the variable', (_, value, problem) => {
     expect(() => loadConfig({ AGENTHOST_PROVIDERS: value })).toThrow(new ConfigError([problem]));
   });

@@ -1,6 +1,7 @@
 import { MIN_SECRET_LENGTH } from '@agenthost/core';
 import type { McpServerConfig } from '@agenthost/tools';
 import { z } from 'zod';
+import { httpUrl, jsonText, optional } from './env-schema.js';
 import { readProviders, type ProvidersConfig } from './providers-config.js';
 
 /** One API key: the account it authenticates and the secret. */
@@ -92,8 +93,6 @@ export class ConfigError extends Error {
 export const MIN_KEY_LENGTH = 16;
 const ACCOUNT = /^[A-Za-z0-9._-]{1,64}$/;
 
-const blankToUndefined = (v: unknown) => (typeof v === 'string' && v.trim() === '' ? undefined : v);
-const optional = <T extends z.ZodType>(schema: T) => z.preprocess(blankToUndefined, schema.optional());
 
 const whole = (min: number, max: number) =>
   z.coerce
@@ -110,22 +109,12 @@ const mcpServer = z.union(
       env: z.record(z.string(), z.string()).optional(),
       cwd: z.string().min(1).optional(),
     }),
-    z.strictObject({ url: z.url({ protocol: /^https?$/, error: 'must be an http(s) URL' }), headers: z.record(z.string(), z.string()).optional() }),
+    z.strictObject({ url: httpUrl, headers: z.record(z.string(), z.string()).optional() }),
   ],
   { error: 'each server needs {"command": ..., "args"?, "env"?, "cwd"?} (stdio) or {"url": "http(s)://...", "headers"?} (HTTP)' },
 );
 
-const mcpServers = z
-  .string()
-  .transform((text, ctx) => {
-    try {
-      return JSON.parse(text) as unknown;
-    } catch {
-      ctx.addIssue({ code: 'custom', message: 'must be JSON, e.g. {"files": {"command": "npx", "args": ["-y", "@modelcontextprotocol/server-filesystem", "/data"]}}' });
-      return z.NEVER;
-    }
-  })
-  .pipe(
+const mcpServers = jsonText('{"files": {"command": "npx", "args": ["-y", "@modelcontextprotocol/server-filesystem", "/data"]}}').pipe(
     z.record(z.string(), mcpServer).superRefine((servers, ctx) => {
       for (const name of Object.keys(servers)) {
         if (!/^[A-Za-z0-9_-]{1,64}$/.test(name)) ctx.addIssue({ code: 'custom', path: [name], message: 'server names are 1-64 characters of letters, digits, "_" or "-"' });
@@ -194,7 +183,7 @@ const envSchema = z.object({
   AGENTHOST_PROVIDER_TIMEOUT_MS: optional(whole(100, 3_600_000)).transform((n) => n ?? 60_000),
   AGENTHOST_PROVIDER_RETRIES: optional(whole(0, 10)).transform((n) => n ?? 2),
   TAVILY_API_KEY: optional(z.string()),
-  TAVILY_BASE_URL: optional(z.url({ protocol: /^https?$/, error: 'must be an http(s) URL' })),
+  TAVILY_BASE_URL: optional(httpUrl),
   AGENTHOST_MCP_SERVERS: optional(mcpServers).transform((m) => m ?? {}),
 });
 

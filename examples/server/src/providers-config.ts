@@ -1,4 +1,6 @@
+import { PROVIDER_NAME } from '@agenthost/core';
 import { z } from 'zod';
+import { commaList, httpUrl, jsonText, optional } from './env-schema.js';
 
 /** How the server reaches one model provider. */
 export interface ProviderEntry {
@@ -23,30 +25,18 @@ const BUILT_IN = ['openai', 'anthropic', 'google'] as const;
 type BuiltIn = (typeof BUILT_IN)[number];
 const isBuiltIn = (name: string): name is BuiltIn => (BUILT_IN as readonly string[]).includes(name);
 
-const blank = (v: unknown) => (typeof v === 'string' && v.trim() === '' ? undefined : v);
-const url = z.url({ protocol: /^https?$/, error: 'must be an http(s) URL' });
-const list = z.preprocess(blank, z.string().optional()).transform((s) => s?.split(',').map((m) => m.trim()).filter(Boolean));
 
 const entry = z.strictObject({
-  baseURL: url.optional(),
+  baseURL: httpUrl.optional(),
   apiKey: z.string().min(1).optional(),
   models: z.array(z.string().min(1).max(200)).min(1, 'list at least one model, or leave models out').optional(),
   api: z.enum(['responses', 'chat'], { error: 'must be "responses" or "chat"' }).optional(),
 });
 
-const json = z.string().transform((text, ctx) => {
-  try {
-    return JSON.parse(text) as unknown;
-  } catch {
-    ctx.addIssue({ code: 'custom', message: 'must be JSON, e.g. {"ollama": {"baseURL": "http://127.0.0.1:11434/v1"}}' });
-    return z.NEVER;
-  }
-});
-
-const providersJson = json.pipe(
+const providersJson = jsonText('{"ollama": {"baseURL": "http://127.0.0.1:11434/v1"}}').pipe(
   z.record(z.string(), entry).superRefine((providers, ctx) => {
     for (const [name, settings] of Object.entries(providers)) {
-      if (!/^[a-z0-9][a-z0-9_-]{0,31}$/.test(name) || name === 'agenthost') {
+      if (!PROVIDER_NAME.test(name) || name === 'agenthost') {
         ctx.addIssue({ code: 'custom', path: [name], message: 'provider names are 1-32 of a-z, 0-9, "-", "_" (and not "agenthost")' });
       } else if (!isBuiltIn(name) && !settings.baseURL) {
         ctx.addIssue({ code: 'custom', path: [name, 'baseURL'], message: 'an OpenAI-compatible endpoint needs its baseURL' });
@@ -58,23 +48,31 @@ const providersJson = json.pipe(
 );
 
 const envSchema = z.object({
-  OPENAI_API_KEY: z.preprocess(blank, z.string().optional()),
-  OPENAI_BASE_URL: z.preprocess(blank, url.optional()),
-  OPENAI_API: z.preprocess(blank, z.enum(['responses', 'chat'], { error: 'must be "responses" or "chat"' }).optional()),
-  OPENAI_MODELS: list,
-  ANTHROPIC_API_KEY: z.preprocess(blank, z.string().optional()),
-  ANTHROPIC_BASE_URL: z.preprocess(blank, url.optional()),
-  ANTHROPIC_MODELS: list,
-  GOOGLE_GENERATIVE_AI_API_KEY: z.preprocess(blank, z.string().optional()),
-  GOOGLE_GENERATIVE_AI_BASE_URL: z.preprocess(blank, url.optional()),
-  GOOGLE_MODELS: list,
-  AGENTHOST_PROVIDERS: z.preprocess(blank, providersJson.optional()),
+  OPENAI_API_KEY: optional(z.string()),
+  OPENAI_BASE_URL: optional(httpUrl),
+  OPENAI_API: optional(z.enum(['responses', 'chat'], { error: 'must be "responses" or "chat"' })),
+  OPENAI_MODELS: commaList,
+  ANTHROPIC_API_KEY: optional(z.string()),
+  ANTHROPIC_BASE_URL: optional(httpUrl),
+  ANTHROPIC_MODELS: commaList,
+  GOOGLE_GENERATIVE_AI_API_KEY: optional(z.string()),
+  GOOGLE_GENERATIVE_AI_BASE_URL: optional(httpUrl),
+  GOOGLE_MODELS: commaList,
+  AGENTHOST_PROVIDERS: optional(providersJson),
 });
 
-/** A provider from its usual variables, when its key or base URL is set. */
+/** A provider from its usual variables, when its key (or, for OpenAI, its base URL) is set. */
 function fromEnv(apiKey: string | undefined, baseURL: string | undefined, models: string[] | undefined): ProviderEntry | undefined {
   if (!apiKey && !baseURL) return undefined;
   return { ...(apiKey && { apiKey }), ...(baseURL && { baseURL }), ...(models?.length && { models }) };
+}
+
+/** Anthropic and Google refuse every call without a key: a base URL alone is a mistake to name now. */
+function keyless(providers: ProvidersConfig): string[] {
+  const problems: string[] = [];
+  if (providers.anthropic && !providers.anthropic.apiKey) problems.push('ANTHROPIC_BASE_URL: needs ANTHROPIC_API_KEY too (any value, when a gateway holds the key)');
+  if (providers.google && !providers.google.apiKey) problems.push('GOOGLE_GENERATIVE_AI_BASE_URL: needs GOOGLE_GENERATIVE_AI_API_KEY too (any value, when a gateway holds the key)');
+  return problems;
 }
 
 /**
@@ -100,5 +98,6 @@ export function readProviders(env: Record<string, string | undefined>): { provid
     if (isBuiltIn(name)) providers[name] = { ...providers[name], ...settings };
     else providers.compatible[name] = settings as ProviderEntry & { baseURL: string };
   }
-  return { providers };
+  const problems = keyless(providers);
+  return problems.length ? { problems } : { providers };
 }

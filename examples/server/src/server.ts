@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { OpenTelemetry } from '@ai-sdk/otel';
 import { AgentService, ApiKeyService } from '@agenthost/core';
 import { anyKey, answerClientErrors, createAgentRouter, createHealthRouter, createMetrics, metricsHandler, type AgentMetrics, type HealthOptions, failure, managedKeys, serialize, staticKeys, type ErrorLogger, type IdempotencyOptions, type KeyResolver, type RateLimitOptions } from '@agenthost/express';
 import { RedisStore } from 'rate-limit-redis';
@@ -154,7 +155,7 @@ export async function startServer(config: ServerConfig, options: { logger?: Erro
   const metrics = config.metrics ? createMetrics() : undefined;
   const service = new AgentService({
     ...(metrics && { onRunFinished: (observation) => metrics.observeRun(observation) }),
-    ...(config.tracing && { telemetry: { enabled: true, recordContent: config.traceContent } }),
+    ...(config.tracing && { telemetry: { enabled: true, recordContent: config.traceContent, integrations: [new OpenTelemetry()] } }),
     store: store.store,
     models,
     tools,
