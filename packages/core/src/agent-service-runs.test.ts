@@ -1,7 +1,7 @@
-import { APICallError, type LanguageModelV3StreamPart, type LanguageModelV3Usage } from '@ai-sdk/provider';
+import { APICallError, type LanguageModelV4StreamPart, type LanguageModelV4Usage } from '@ai-sdk/provider';
 import { MemoryStore } from '@agenthost/storage';
 import { RetryError, tool } from 'ai';
-import { MockLanguageModelV3, convertArrayToReadableStream } from 'ai/test';
+import { MockLanguageModelV4, convertArrayToReadableStream } from 'ai/test';
 import { beforeEach, describe, expect, test } from 'vitest';
 import { z } from 'zod';
 import { AgentService, type AgentServiceOptions } from './agent-service.js';
@@ -95,7 +95,7 @@ describe('structured output', () => {
   });
 
   test('an answer that does not match json_format is a provider_error, and nothing is stored', async () => {
-    const model = new MockLanguageModelV3({
+    const model = new MockLanguageModelV4({
       doGenerate: async () => ({ content: [{ type: 'text', text: '{"answer": 42}' }], finishReason: { unified: 'stop', raw: 'stop' }, usage: usage(5, 5), warnings: [] }),
     });
     const svc = service({ models: staticModels({ echo: model }) });
@@ -193,9 +193,9 @@ describe('streamAgent', () => {
   });
 
   test('tool calls and results are reported; a provider error mid-stream throws and stores nothing', async () => {
-    const parts = (...p: LanguageModelV3StreamPart[]) => ({ stream: convertArrayToReadableStream(p) });
+    const parts = (...p: LanguageModelV4StreamPart[]) => ({ stream: convertArrayToReadableStream(p) });
     let call = 0;
-    const model = new MockLanguageModelV3({
+    const model = new MockLanguageModelV4({
       doStream: async () => {
         call++;
         if (call === 1) {
@@ -229,14 +229,14 @@ describe('streamAgent', () => {
 
 describe('streamed steps the provider did not finish', () => {
   const NO_FINISH = "The provider's stream ended without reporting why it stopped; it was not a complete answer stream";
-  const text = (delta: string): LanguageModelV3StreamPart[] => [{ type: 'text-start', id: 't' }, { type: 'text-delta', id: 't', delta }, { type: 'text-end', id: 't' }];
-  const finish = (unified: 'stop' | 'other' | 'error', raw: string | undefined, u: LanguageModelV3Usage = usage(5, 1)): LanguageModelV3StreamPart => ({ type: 'finish', finishReason: { unified, raw }, usage: u });
+  const text = (delta: string): LanguageModelV4StreamPart[] => [{ type: 'text-start', id: 't' }, { type: 'text-delta', id: 't', delta }, { type: 'text-end', id: 't' }];
+  const finish = (unified: 'stop' | 'other' | 'error', raw: string | undefined, u: LanguageModelV4Usage = usage(5, 1)): LanguageModelV4StreamPart => ({ type: 'finish', finishReason: { unified, raw }, usage: u });
   /** What the AI SDK makes of a stream that ended without the provider's finish: no reason, no usage. */
-  const noUsage: LanguageModelV3Usage = {
+  const noUsage: LanguageModelV4Usage = {
     inputTokens: { total: undefined, noCache: undefined, cacheRead: undefined, cacheWrite: undefined },
     outputTokens: { total: undefined, text: undefined, reasoning: undefined },
   };
-  const answering = (...answer: LanguageModelV3StreamPart[]) => new MockLanguageModelV3({ doStream: async () => ({ stream: convertArrayToReadableStream(answer) }) });
+  const answering = (...answer: LanguageModelV4StreamPart[]) => new MockLanguageModelV4({ doStream: async () => ({ stream: convertArrayToReadableStream(answer) }) });
   let added = 0;
   const calculator = staticTools({
     calculator: {
@@ -251,7 +251,7 @@ describe('streamed steps the provider did not finish', () => {
   });
 
   /** Streams one run of a new agent on `model` in session `s`, collecting its events and the error it ends with. */
-  async function streamRun(model: MockLanguageModelV3, tool: string | null = null) {
+  async function streamRun(model: MockLanguageModelV4, tool: string | null = null) {
     const svc = service({ models: staticModels({ echo: model }), tools: calculator, runWaitMs: 100 });
     const { agent_id } = await svc.createAgent(ACME, { name: 'A', instruction: 'I', model: 'echo', tool });
     const events: RunEvent[] = [];
@@ -264,7 +264,7 @@ describe('streamed steps the provider did not finish', () => {
     return { svc, agent_id, events, error };
   }
 
-  test.each<[string, LanguageModelV3StreamPart[], string[], string]>([
+  test.each<[string, LanguageModelV4StreamPart[], string[], string]>([
     ['a stream that stops without a finish', text('partial'), ['partial'], NO_FINISH],
     ['a finish the provider gave neither a reason nor usage for', [finish('other', undefined, noUsage)], [], NO_FINISH],
     ['a finish in error', [...text('partial'), finish('error', 'error')], ['partial'], "The provider's stream ended in an error (raw finish reason: error)"],
@@ -288,7 +288,7 @@ describe('streamed steps the provider did not finish', () => {
     expect(await store.getSession({ accountId: ACME, agentId: agent_id, sessionId: 's' })).toBeUndefined();
   });
 
-  test.each<[string, LanguageModelV3StreamPart[], string[]]>([
+  test.each<[string, LanguageModelV4StreamPart[], string[]]>([
     ['an empty answer with a reported stop', [finish('stop', 'stop', usage(5, 0))], []],
     ['a finish reason the AI SDK does not know, reported by the provider', [...text('fine'), finish('other', 'new_reason')], ['fine']],
     // Models of the older spec (V2) never report a raw reason; their usage shows the stream finished.
@@ -305,7 +305,7 @@ describe('streamed steps the provider did not finish', () => {
 describe('tools that fail', () => {
   test('a tool that throws is reported to the model as a tool error, and the run goes on', async () => {
     let call = 0;
-    const model = new MockLanguageModelV3({
+    const model = new MockLanguageModelV4({
       doGenerate: async () => {
         call++;
         return call === 1
@@ -338,7 +338,7 @@ describe('provider failures', () => {
   const failing = (error: unknown) =>
     service({
       models: staticModels({
-        echo: new MockLanguageModelV3({
+        echo: new MockLanguageModelV4({
           doGenerate: async () => {
             throw error;
           },

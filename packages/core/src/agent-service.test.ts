@@ -1,7 +1,7 @@
-import { APICallError, type LanguageModelV3CallOptions, type LanguageModelV3GenerateResult } from '@ai-sdk/provider';
+import { APICallError, type LanguageModelV4CallOptions, type LanguageModelV4GenerateResult } from '@ai-sdk/provider';
 import { MemoryStore } from '@agenthost/storage';
 import { tool } from 'ai';
-import { MockLanguageModelV3 } from 'ai/test';
+import { MockLanguageModelV4 } from 'ai/test';
 import { beforeEach, describe, expect, test, vi } from 'vitest';
 import { z } from 'zod';
 import { AgentService, type AgentServiceOptions } from './agent-service.js';
@@ -10,7 +10,7 @@ import { agentHostError as rejection } from './testing/rejection.js';
 import { sequentialIds, testClock, type TestClock } from './testing/test-clock.js';
 import { staticTools } from './tools/static-tools.js';
 
-function reply(text: string, input = 10, output = 4): LanguageModelV3GenerateResult {
+function reply(text: string, input = 10, output = 4): LanguageModelV4GenerateResult {
   return {
     content: [{ type: 'text', text }],
     finishReason: { unified: 'stop', raw: 'stop' },
@@ -24,7 +24,7 @@ const ACME = 'acme';
 const OTHER = 'other';
 
 let store: MemoryStore;
-let model: MockLanguageModelV3;
+let model: MockLanguageModelV4;
 let clock: TestClock;
 
 function makeService(options: Partial<AgentServiceOptions> = {}) {
@@ -36,8 +36,8 @@ beforeEach(() => {
   store = new MemoryStore();
   clock = testClock('2026-11-22T10:00:00.000Z');
   let n = 0;
-  model = new MockLanguageModelV3({
-    doGenerate: async (options: LanguageModelV3CallOptions) => {
+  model = new MockLanguageModelV4({
+    doGenerate: async (options: LanguageModelV4CallOptions) => {
       n++;
       const last = options.prompt.at(-1);
       const text = last?.role === 'user' && last.content[0]?.type === 'text' ? last.content[0].text : '?';
@@ -275,11 +275,11 @@ describe('runAgent', () => {
         }),
       },
     });
-    const steps: LanguageModelV3GenerateResult[] = [
+    const steps: LanguageModelV4GenerateResult[] = [
       { ...reply('', 20, 5), content: [{ type: 'tool-call', toolCallId: 'c1', toolName: 'add', input: '{"a":2,"b":3}' }], finishReason: { unified: 'tool-calls', raw: 'tool_calls' } },
       reply('2 + 3 = 5', 30, 6),
     ];
-    model = new MockLanguageModelV3({ doGenerate: steps });
+    model = new MockLanguageModelV4({ doGenerate: steps });
     const service = makeService({ tools });
     const { agent_id } = await service.createAgent(ACME, { ...agentInput, tool: 'calculator' });
     const result = await service.runAgent(ACME, agent_id, { input: 'What is 2 + 3?', session_id: 's' });
@@ -311,7 +311,7 @@ describe('runAgent', () => {
 describe('runs of one session take turns', () => {
   function slowModel(ms: number) {
     let n = 0;
-    return new MockLanguageModelV3({
+    return new MockLanguageModelV4({
       doGenerate: async (options) => {
         const i = ++n;
         await new Promise((resolve) => setTimeout(resolve, ms));

@@ -1,7 +1,7 @@
 import { AgentService, ConflictError, staticModels, type LockProvider } from '@agenthost/core';
 import { sequentialIds } from '@agenthost/core/test';
 import { MemoryStore } from '@agenthost/storage';
-import { MockLanguageModelV3 } from 'ai/test';
+import { MockLanguageModelV4 } from 'ai/test';
 import express from 'express';
 import request from 'supertest';
 import { beforeEach, describe, expect, test } from 'vitest';
@@ -16,7 +16,7 @@ let delayMs: number;
 let failNext: boolean;
 
 function app(idempotency: { inFlightTtlMs?: number; locks?: LockProvider } = {}) {
-  const model = new MockLanguageModelV3({
+  const model = new MockLanguageModelV4({
     doGenerate: async (options) => {
       const last = options.prompt.at(-1);
       const text = last?.role === 'user' && last.content[0]?.type === 'text' ? last.content[0].text : '';

@@ -12,7 +12,7 @@ import {
 import { MemoryStore } from '@agenthost/storage';
 import { validate } from '@readme/openapi-parser';
 import { tool } from 'ai';
-import { MockLanguageModelV3, convertArrayToReadableStream } from 'ai/test';
+import { MockLanguageModelV4, convertArrayToReadableStream } from 'ai/test';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import express from 'express';
 import request from 'supertest';
@@ -168,7 +168,7 @@ const usage = (input: number, output: number) => ({
   inputTokens: { total: input, noCache: input, cacheRead: 0, cacheWrite: 0 },
   outputTokens: { total: output, text: output, reasoning: 0 },
 });
-type StreamPart = Awaited<ReturnType<MockLanguageModelV3['doStream']>>['stream'] extends ReadableStream<infer Part> ? Part : never;
+type StreamPart = Awaited<ReturnType<MockLanguageModelV4['doStream']>>['stream'] extends ReadableStream<infer Part> ? Part : never;
 const stream = (...parts: StreamPart[]) => ({ stream: convertArrayToReadableStream(parts) });
 const text = (value: string): StreamPart[] => [
   { type: 'text-start', id: 't' },
@@ -182,7 +182,7 @@ function testModels() {
     echoModels(),
     staticModels({
       // Calls the agent's first tool, then answers.
-      tooling: new MockLanguageModelV3({
+      tooling: new MockLanguageModelV4({
         doStream: async ({ prompt, tools }) => {
           if (prompt.at(-1)?.role === 'tool') return stream(...text('Done.'));
           const name = tools?.[0]?.name ?? 'none';
@@ -192,16 +192,16 @@ function testModels() {
           );
         },
       }),
-      failing: new MockLanguageModelV3({
+      failing: new MockLanguageModelV4({
         doGenerate: async () => {
           throw new Error('socket hang up');
         },
         doStream: async () => stream({ type: 'text-start', id: 't' }, { type: 'text-delta', id: 't', delta: 'partial' }, { type: 'error', error: new Error('upstream reset') }),
       }),
-      hanging: new MockLanguageModelV3({
+      hanging: new MockLanguageModelV4({
         doGenerate: (options) => new Promise((_, reject) => options.abortSignal?.addEventListener('abort', () => reject(options.abortSignal?.reason))),
       }),
-      slow: new MockLanguageModelV3({
+      slow: new MockLanguageModelV4({
         doGenerate: async () => {
           gate.enter();
           await gate.opened;

@@ -160,8 +160,8 @@ export const modelInfoSchema = component(
   'ModelInfo',
   z
     .object({
-      name: z.string().describe('The name to give an agent\'s `model`: `provider/model`, or a bare name such as `echo`'),
-      provider: z.string().describe('The provider that serves it: `openai`, `anthropic`, `google`, a configured OpenAI-compatible endpoint, `agenthost` (the echo model) or `custom`'),
+      name: z.string().describe('The name to give an agent\'s `model`: `provider/model`, or a bare name such as `echo`; `provider/*` stands for an endpoint that takes any model id under its name'),
+      provider: z.string().describe('The provider that serves it: `openai`, `anthropic`, `google`, a configured OpenAI-compatible endpoint, `agenthost` (the echo model), or the part before `/` of a model from a provider plugged in code (`custom` when the name has none)'),
       context_window: z.int().positive().optional().describe('Its context window, in tokens, when known'),
       price: z
         .object({ input_per_mtok: z.number().nonnegative(), output_per_mtok: z.number().nonnegative() })

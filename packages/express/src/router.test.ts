@@ -1,7 +1,7 @@
 import { AgentService, ConflictError, StorageUnavailableError, echoModels, staticModels } from '@agenthost/core';
 import { sequentialIds, testClock } from '@agenthost/core/test';
 import { MemoryStore } from '@agenthost/storage';
-import { MockLanguageModelV3 } from 'ai/test';
+import { MockLanguageModelV4 } from 'ai/test';
 import express from 'express';
 import request from 'supertest';
 import { beforeEach, describe, expect, test, vi } from 'vitest';
@@ -257,12 +257,12 @@ describe('errors in the envelope', () => {
   });
 
   test('a provider failure is 502 and a provider timeout is 504; the session is unchanged', async () => {
-    const failing = new MockLanguageModelV3({
+    const failing = new MockLanguageModelV4({
       doGenerate: async () => {
         throw new Error('socket hang up');
       },
     });
-    const hanging = new MockLanguageModelV3({
+    const hanging = new MockLanguageModelV4({
       doGenerate: (options) => new Promise((_, reject) => options.abortSignal?.addEventListener('abort', () => reject(options.abortSignal?.reason))),
     });
     service = new AgentService({ store, models: staticModels({ failing, hanging }), generateId: sequentialIds(), maxRetries: 0, providerTimeoutMs: 100 });
@@ -437,7 +437,7 @@ describe('hardening', () => {
   });
 
   test('no field of a run can change its model, instruction, limits or tools', async () => {
-    const model = new MockLanguageModelV3({
+    const model = new MockLanguageModelV4({
       doGenerate: async () => ({
         content: [{ type: 'text', text: 'ok' }],
         finishReason: { unified: 'stop', raw: 'stop' },

@@ -1,9 +1,9 @@
 import { generateText, stepCountIs } from 'ai';
-import { MockLanguageModelV3 } from 'ai/test';
+import { MockLanguageModelV4 } from 'ai/test';
 import { describe, expect, test } from 'vitest';
 import { calculatorTool } from './calculator.js';
 
-type GenerateResult = Awaited<ReturnType<MockLanguageModelV3['doGenerate']>>;
+type GenerateResult = Awaited<ReturnType<MockLanguageModelV4['doGenerate']>>;
 
 const usage: GenerateResult['usage'] = {
   inputTokens: { total: 10, noCache: 10, cacheRead: 0, cacheWrite: 0 },
@@ -119,7 +119,7 @@ describe('calculator through execute', () => {
 
 describe('calculator through generateText', () => {
   async function run(expression: string) {
-    const model = new MockLanguageModelV3({ doGenerate: [toolCall(expression), text('done')] });
+    const model = new MockLanguageModelV4({ doGenerate: [toolCall(expression), text('done')] });
     const result = await generateText({ model, tools: { calculator: calculatorTool() }, prompt: 'Compute it', stopWhen: stepCountIs(3) });
     return { text: result.text, calls: model.doGenerateCalls, lastMessage: model.doGenerateCalls[1]?.prompt.at(-1) };
   }

@@ -8,12 +8,12 @@ import { fileURLToPath } from 'node:url';
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import { generateText, stepCountIs, type ToolSet } from 'ai';
-import { MockLanguageModelV3 } from 'ai/test';
+import { MockLanguageModelV4 } from 'ai/test';
 import { afterAll, afterEach, beforeAll, describe, expect, test } from 'vitest';
 import { z } from 'zod';
 import { mcpTools, type McpToolProvider } from './mcp-tools.js';
 
-type GenerateResult = Awaited<ReturnType<MockLanguageModelV3['doGenerate']>>;
+type GenerateResult = Awaited<ReturnType<MockLanguageModelV4['doGenerate']>>;
 
 const ECHO_SERVER = fileURLToPath(new URL('./fixtures/echo-mcp-server.mjs', import.meta.url));
 const echo = { command: process.execPath, args: [ECHO_SERVER] };
@@ -42,7 +42,7 @@ async function rejection(promise: Promise<unknown>): Promise<Error> {
 
 /** Runs `tools` through generateText with a model that calls `toolName` once, then answers "done". */
 async function callThroughModel(tools: ToolSet, toolName: string, input: unknown) {
-  const model = new MockLanguageModelV3({
+  const model = new MockLanguageModelV4({
     doGenerate: [
       {
         content: [{ type: 'tool-call', toolCallId: 'call-1', toolName, input: JSON.stringify(input) }],

@@ -1,7 +1,7 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { generateText, stepCountIs } from 'ai';
-import { MockLanguageModelV3 } from 'ai/test';
+import { MockLanguageModelV4 } from 'ai/test';
 import { afterAll, beforeAll, beforeEach, describe, expect, test } from 'vitest';
 import { webSearchTool, type WebSearchToolOptions } from './web-search.js';
 
@@ -163,7 +163,7 @@ describe('web_search', () => {
 
   test('through generateText the model receives the parsed results', async () => {
     const usage = { inputTokens: { total: 1, noCache: 1, cacheRead: 0, cacheWrite: 0 }, outputTokens: { total: 1, text: 1, reasoning: 0 } };
-    const model = new MockLanguageModelV3({
+    const model = new MockLanguageModelV4({
       doGenerate: [
         {
           content: [{ type: 'tool-call', toolCallId: 'call-1', toolName: 'web_search', input: '{"query":"agenthost"}' }],

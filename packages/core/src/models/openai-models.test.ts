@@ -1,7 +1,7 @@
 import { MemoryStore } from '@agenthost/storage';
 import { tool } from 'ai';
-import { z } from 'zod';
 import { afterEach, beforeEach, describe, expect, test } from 'vitest';
+import { z } from 'zod';
 import { AgentService } from '../agent-service.js';
 import { AgentHostError } from '../errors/agenthost-error.js';
 import { startFakeOpenAIServer, type FakeOpenAIServer } from '../testing/fake-openai-server.js';
