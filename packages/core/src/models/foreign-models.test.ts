@@ -1,6 +1,8 @@
 import { createAnthropic } from '@ai-sdk/anthropic';
 import { createGoogleGenerativeAI } from '@ai-sdk/google';
+import type { LanguageModelV3StreamPart } from '@ai-sdk/provider';
 import { MemoryStore } from '@agenthost/storage';
+import { MockLanguageModelV3, convertArrayToReadableStream } from 'ai/test';
 import { afterEach, beforeEach, describe, expect, test } from 'vitest';
 import { AgentService } from '../agent-service.js';
 import { AgentHostError } from '../errors/agenthost-error.js';
@@ -151,5 +153,48 @@ describe.each(cases)('a model built with $name, run in-process', (provider) => {
     expect(AgentHostError.isInstance(error) && [error.code, error.message]).toStrictEqual(['provider_error', 'The model provider failed to answer']);
     expect(events).toStrictEqual('text' in reply ? [{ type: 'text-delta', delta: 'one ' }, { type: 'text-delta', delta: 'two' }] : []);
     expect(await stored(agent_id, 's')).toStrictEqual([]);
+  });
+});
+
+describe('a model of the previous provider specification (v3), as ai 7 still accepts', () => {
+  const usage = { inputTokens: { total: 6, noCache: 6, cacheRead: undefined, cacheWrite: undefined }, outputTokens: { total: 2, text: 2, reasoning: undefined } };
+  const finish = { unified: 'stop' as const, raw: 'stop' };
+  const v3 = () =>
+    new MockLanguageModelV3({
+      doGenerate: async () => ({ content: [{ type: 'text', text: 'plain v3' }], finishReason: finish, usage, warnings: [] }),
+      doStream: async () => ({
+        stream: convertArrayToReadableStream<LanguageModelV3StreamPart>([
+          { type: 'text-start', id: 't' },
+          { type: 'text-delta', id: 't', delta: 'streamed ' },
+          { type: 'text-delta', id: 't', delta: 'v3' },
+          { type: 'text-end', id: 't' },
+          { type: 'finish', finishReason: finish, usage },
+        ]),
+      }),
+    });
+
+  test('runs plain and streamed in one session; the model saw the instruction and the earlier turn', async () => {
+    const model = v3();
+    const store = new MemoryStore();
+    const service = new AgentService({ store, models: staticModels({ legacy: model }), generateId: sequentialIds() });
+    const { agent_id } = await service.createAgent('acme', { name: 'Old', instruction, model: 'legacy' });
+    const metadata = { model: 'legacy', tool_used: null, tokens: { prompt: 6, completion: 2, total: 8 }, omitted_messages: 0 };
+
+    expect(await service.runAgent('acme', agent_id, { input: 'first', session_id: 's' })).toStrictEqual({ output: 'plain v3', session_id: 's', metadata });
+    const events: RunEvent[] = [];
+    for await (const event of await service.streamAgent('acme', agent_id, { input: 'second', session_id: 's' })) events.push(event);
+
+    expect(events).toStrictEqual([
+      { type: 'text-delta', delta: 'streamed ' },
+      { type: 'text-delta', delta: 'v3' },
+      { type: 'done', result: { output: 'streamed v3', session_id: 's', metadata } },
+    ]);
+    expect(model.doStreamCalls[0]!.prompt.map((m) => [m.role, m.content])).toStrictEqual([
+      ['system', instruction],
+      ['user', [{ type: 'text', text: 'first' }]],
+      ['assistant', [{ type: 'text', text: 'plain v3' }]],
+      ['user', [{ type: 'text', text: 'second' }]],
+    ]);
+    expect((await store.readMessages({ accountId: 'acme', agentId: agent_id, sessionId: 's' })).map((m) => m.content)).toStrictEqual(['first', 'plain v3', 'second', 'streamed v3']);
   });
 });
