@@ -22,10 +22,15 @@ export default defineConfig({
     testTimeout: 30_000,
     hookTimeout: 30_000,
     // CI reads a machine-readable copy of the results to print one summary line per Node version.
-    reporters: process.env.VITEST_JSON_REPORT ? ['default', ['json', { outputFile: process.env.VITEST_JSON_REPORT }]] : ['default'],
+    reporters: process.env.VITEST_JSON_REPORT
+      ? ['default', ['json', { outputFile: process.env.VITEST_JSON_REPORT }]]
+      : ['default'],
     projects: [
       { extends: true, test: { name: 'tests', include: TESTS, exclude: ISOLATED, sequence: { groupOrder: 1 } } },
-      { extends: true, test: { name: 'isolated', include: ISOLATED, fileParallelism: false, sequence: { groupOrder: 2 } } },
+      {
+        extends: true,
+        test: { name: 'isolated', include: ISOLATED, fileParallelism: false, sequence: { groupOrder: 2 } },
+      },
     ],
   },
 });

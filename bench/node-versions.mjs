@@ -37,9 +37,17 @@ const SCENARIOS = [
   {
     name: 'create',
     label: 'POST /agents',
-    request: () => ({ method: 'POST', path: '/agents', body: { name: 'bench agent', instruction: 'Answer briefly.', model: 'echo' } }),
+    request: () => ({
+      method: 'POST',
+      path: '/agents',
+      body: { name: 'bench agent', instruction: 'Answer briefly.', model: 'echo' },
+    }),
   },
-  { name: 'run', label: 'POST /agents/:id/run', request: (agentId) => ({ method: 'POST', path: `/agents/${agentId}/run`, body: { input: 'hello there' } }) },
+  {
+    name: 'run',
+    label: 'POST /agents/:id/run',
+    request: (agentId) => ({ method: 'POST', path: `/agents/${agentId}/run`, body: { input: 'hello there' } }),
+  },
 ];
 
 class StartError extends Error {}
@@ -65,10 +73,13 @@ function resolveNode(major) {
       timeout: 300_000,
     });
   } catch (error) {
-    throw new StartError(`could not get Node ${major} with "npx -y node@${major}": ${error.stderr?.toString().trim() || error.message}`);
+    throw new StartError(
+      `could not get Node ${major} with "npx -y node@${major}": ${error.stderr?.toString().trim() || error.message}`,
+    );
   }
   const bin = out.trim().split(/\r?\n/).at(-1)?.trim();
-  if (!bin || !existsSync(bin)) throw new StartError(`"npx -y node@24 -p process.execPath" printed no usable path: ${JSON.stringify(out)}`);
+  if (!bin || !existsSync(bin))
+    throw new StartError(`"npx -y node@24 -p process.execPath" printed no usable path: ${JSON.stringify(out)}`);
   return bin;
 }
 
@@ -79,7 +90,8 @@ function nodeVersion(bin) {
 /** Starts the server with `bin`; resolves with the child process and its base URL. */
 function startServer(bin) {
   const env = { ...process.env, PORT: '0', HOST: '127.0.0.1', AGENTHOST_API_KEYS: `bench:${API_KEY}` };
-  for (const name of Object.keys(env)) if (/^(OPENAI|ANTHROPIC|GOOGLE_GENERATIVE_AI|AGENTHOST)_|^NODE_OPTIONS$/.test(name)) delete env[name];
+  for (const name of Object.keys(env))
+    if (/^(OPENAI|ANTHROPIC|GOOGLE_GENERATIVE_AI|AGENTHOST)_|^NODE_OPTIONS$/.test(name)) delete env[name];
   env.AGENTHOST_API_KEYS = `bench:${API_KEY}`;
   env.AGENTHOST_STORE = 'memory';
   // The per-key limit (600 a minute) would throttle a load test of one key.
@@ -93,7 +105,10 @@ function startServer(bin) {
       child.kill('SIGKILL');
       reject(new StartError(`${why}${stderr.trim() ? `\n${stderr.trim()}` : ''}`));
     };
-    const timer = setTimeout(() => fail(`server did not report it was listening within ${START_TIMEOUT_MS / 1000} s`), START_TIMEOUT_MS);
+    const timer = setTimeout(
+      () => fail(`server did not report it was listening within ${START_TIMEOUT_MS / 1000} s`),
+      START_TIMEOUT_MS,
+    );
     child.stderr.setEncoding('utf8').on('data', (chunk) => {
       stderr += chunk;
     });
@@ -106,7 +121,11 @@ function startServer(bin) {
       child.stdout.resume(); // keep draining later output
       child.off('exit', onEarlyExit);
       child.off('error', onError);
-      resolve({ child, url: match[1], exited: new Promise((done) => child.once('exit', (code, signal) => done({ code, signal }))) });
+      resolve({
+        child,
+        url: match[1],
+        exited: new Promise((done) => child.once('exit', (code, signal) => done({ code, signal }))),
+      });
     });
     function onEarlyExit(code, signal) {
       fail(`server exited before listening (code ${code}, signal ${signal})`);
@@ -143,7 +162,8 @@ async function createAgent(url) {
   }
   const body = await response.json().catch(() => undefined);
   const agentId = body?.data?.agent_id;
-  if (!response.ok || typeof agentId !== 'string') throw new StartError(`could not create the benchmark agent: HTTP ${response.status} ${JSON.stringify(body)}`);
+  if (!response.ok || typeof agentId !== 'string')
+    throw new StartError(`could not create the benchmark agent: HTTP ${response.status} ${JSON.stringify(body)}`);
   return agentId;
 }
 
@@ -167,10 +187,19 @@ async function measure(label, bin) {
       const request = scenario.request(agentId);
       await load(server.url, request, WARMUP_SECONDS);
       const r = await load(server.url, request, SECONDS);
-      results[scenario.name] = { rps: r.requests.average, p99: r.latency.p99, ok: r['2xx'], non2xx: r.non2xx, errors: r.errors, timeouts: r.timeouts };
+      results[scenario.name] = {
+        rps: r.requests.average,
+        p99: r.latency.p99,
+        ok: r['2xx'],
+        non2xx: r.non2xx,
+        errors: r.errors,
+        timeouts: r.timeouts,
+      };
       console.error(
         `  ${label} ${scenario.label}: ${fmt(r.requests.average, 0)} req/s, p99 ${fmt(r.latency.p99, 0)} ms` +
-          (r.non2xx || r.errors || r.timeouts ? ` (non-2xx ${r.non2xx}, errors ${r.errors}, timeouts ${r.timeouts})` : ''),
+          (r.non2xx || r.errors || r.timeouts
+            ? ` (non-2xx ${r.non2xx}, errors ${r.errors}, timeouts ${r.timeouts})`
+            : ''),
       );
     }
   } finally {
@@ -185,7 +214,8 @@ function fmt(n, digits) {
 
 function table(rows) {
   const widths = rows[0].map((_, i) => Math.max(...rows.map((row) => row[i].length)));
-  const line = (row) => `| ${row.map((cell, i) => (i === 0 ? cell.padEnd(widths[i]) : cell.padStart(widths[i]))).join(' | ')} |`;
+  const line = (row) =>
+    `| ${row.map((cell, i) => (i === 0 ? cell.padEnd(widths[i]) : cell.padStart(widths[i]))).join(' | ')} |`;
   const rule = `|${widths.map((w, i) => (i === 0 ? `${'-'.repeat(w + 1)}-` : `${'-'.repeat(w + 1)}:`)).join('|')}|`;
   return [line(rows[0]), rule, ...rows.slice(1).map(line)].join('\n');
 }
@@ -209,15 +239,22 @@ async function main() {
     const a = r22[name];
     const b = r24[name];
     rows.push([label, fmt(a.rps, 0), fmt(b.rps, 0), fmt(b.rps / a.rps, 2), fmt(a.p99, 0), fmt(b.p99, 0)]);
-    for (const [v, r] of [[v22, a], [v24, b]]) {
-      if (r.non2xx || r.errors || r.timeouts) problems.push(`${label} on ${v}: ${r.non2xx} non-2xx, ${r.errors} errors, ${r.timeouts} timeouts`);
+    for (const [v, r] of [
+      [v22, a],
+      [v24, b],
+    ]) {
+      if (r.non2xx || r.errors || r.timeouts)
+        problems.push(`${label} on ${v}: ${r.non2xx} non-2xx, ${r.errors} errors, ${r.timeouts} timeouts`);
     }
   }
 
-  console.log(`\nagenthost standalone server, ${v22} vs ${v24}: ${CONNECTIONS} connections, ${SECONDS} s per scenario (after ${WARMUP_SECONDS} s warm-up), loopback\n`);
+  console.log(
+    `\nagenthost standalone server, ${v22} vs ${v24}: ${CONNECTIONS} connections, ${SECONDS} s per scenario (after ${WARMUP_SECONDS} s warm-up), loopback\n`,
+  );
   console.log(table(rows));
   console.log('');
-  for (const { name } of SCENARIOS) console.log(`ratio node24/node22 ${name}: ${fmt(r24[name].rps / r22[name].rps, 2)}`);
+  for (const { name } of SCENARIOS)
+    console.log(`ratio node24/node22 ${name}: ${fmt(r24[name].rps / r22[name].rps, 2)}`);
   if (problems.length) {
     console.log('\nwarning: some requests did not succeed, so those numbers are not comparable:');
     for (const p of problems) console.log(`  ${p}`);

@@ -53,7 +53,10 @@ async function timePair(a, b) {
   }
   const [as, bs] = [[], []];
   for (let i = 0; i < SAMPLES; i++) {
-    for (const [fn, out] of [[a, as], [b, bs]]) {
+    for (const [fn, out] of [
+      [a, as],
+      [b, bs],
+    ]) {
       const t = performance.now();
       await fn();
       out.push(performance.now() - t);
@@ -65,9 +68,11 @@ async function timePair(a, b) {
 /** Runs `count` calls of `fn(i)`, `concurrency` at a time. */
 async function pool(count, concurrency, fn) {
   let next = 0;
-  await Promise.all(Array.from({ length: concurrency }, async () => {
-    for (let i = next++; i < count; i = next++) await fn(i);
-  }));
+  await Promise.all(
+    Array.from({ length: concurrency }, async () => {
+      for (let i = next++; i < count; i = next++) await fn(i);
+    }),
+  );
 }
 
 function turns(n, offset = 0) {
@@ -85,17 +90,21 @@ async function measure(kind, location) {
   const agent = await service.createAgent('bench', { name: 'Bench', instruction: 'Answer briefly.', model: 'echo' });
   const ref = (sessionId) => ({ accountId: 'bench', agentId: agent.agent_id, sessionId });
   await opened.store.appendMessages(ref('short'), turns(10));
-  for (let done = 0; done < TURNS; done += 1000) await opened.store.appendMessages(ref('long'), turns(Math.min(1000, TURNS - done), done));
+  for (let done = 0; done < TURNS; done += 1000)
+    await opened.store.appendMessages(ref('long'), turns(Math.min(1000, TURNS - done), done));
 
   const [runShort, runLong] = await timePair(
     () => service.runAgent('bench', agent.agent_id, { input: 'one more question', session_id: 'short' }),
     () => service.runAgent('bench', agent.agent_id, { input: 'one more question', session_id: 'long' }),
   );
 
-  for (let i = 0; i < 10; i++) await service.createAgent('lister', { name: `mine ${i}`, instruction: 'x', model: 'echo' });
+  for (let i = 0; i < 10; i++)
+    await service.createAgent('lister', { name: `mine ${i}`, instruction: 'x', model: 'echo' });
   const listAlone = await time(() => service.listAgents('lister'));
   const accounts = Math.max(1, Math.ceil(OTHERS / 100));
-  await pool(OTHERS, 32, (i) => service.createAgent(`other-${i % accounts}`, { name: `other ${i}`, instruction: 'x', model: 'echo' }));
+  await pool(OTHERS, 32, (i) =>
+    service.createAgent(`other-${i % accounts}`, { name: `other ${i}`, instruction: 'x', model: 'echo' }),
+  );
   const listCrowded = await time(() => service.listAgents('lister'));
   const seedSeconds = (performance.now() - seedStarted) / 1000;
 
@@ -108,7 +117,8 @@ async function clearRedis() {
   const { createClient } = await import('../packages/storage/node_modules/@keyv/redis/dist/index.js');
   const client = createClient({ url: REDIS_URL });
   await client.connect();
-  for await (const keys of client.scanIterator({ MATCH: `${namespace}*`, COUNT: 1000 })) if (keys.length) await client.del(keys);
+  for await (const keys of client.scanIterator({ MATCH: `${namespace}*`, COUNT: 1000 }))
+    if (keys.length) await client.del(keys);
   client.destroy();
 }
 

@@ -12,6 +12,9 @@ export async function converse(): Promise<string[]> {
   });
 
   const first = await service.runAgent('acme', agent.agent_id, { input: 'My order has not arrived.' });
-  const second = await service.runAgent('acme', agent.agent_id, { input: 'It was order 1042.', session_id: first.session_id });
+  const second = await service.runAgent('acme', agent.agent_id, {
+    input: 'It was order 1042.',
+    session_id: first.session_id,
+  });
   return [first.output, second.output];
 }

@@ -1,4 +1,4 @@
-import { ANY_MODEL, modelsByProvider, type ModelInfo } from '@agenthost/core';
+import { ANY_MODEL, type ModelInfo, modelsByProvider } from '@agenthost/core';
 
 /** Most model names the banner lists per provider; past that it counts them. */
 const SHOWN = 8;

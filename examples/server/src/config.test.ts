@@ -31,7 +31,13 @@ describe('loadConfig', () => {
       logContent: false,
       logLevel: 'info',
       logFormat: 'auto',
-      limits: { maxInputChars: 32_000, maxOutputTokens: 4_096, maxToolSteps: 5, providerTimeoutMs: 60_000, providerRetries: 2 },
+      limits: {
+        maxInputChars: 32_000,
+        maxOutputTokens: 4_096,
+        maxToolSteps: 5,
+        providerTimeoutMs: 60_000,
+        providerRetries: 2,
+      },
     });
   });
 
@@ -48,7 +54,10 @@ describe('loadConfig', () => {
         OPENAI_MODELS: 'llama3.2, qwen2.5 ,',
         AGENTHOST_STORE: 'redis://127.0.0.1:6379/2',
         TAVILY_API_KEY: 'tvly-1',
-        AGENTHOST_MCP_SERVERS: JSON.stringify({ files: { command: 'npx', args: ['-y', 'some-mcp-server'] }, docs: { url: 'https://mcp.example.com/mcp', headers: { Authorization: 'Bearer x' } } }),
+        AGENTHOST_MCP_SERVERS: JSON.stringify({
+          files: { command: 'npx', args: ['-y', 'some-mcp-server'] },
+          docs: { url: 'https://mcp.example.com/mcp', headers: { Authorization: 'Bearer x' } },
+        }),
         AGENTHOST_RUN_WAIT_MS: '5000',
         AGENTHOST_STORE_NAMESPACE: 'blue-deploy',
         AGENTHOST_SECRET: 'a-deployment-secret-of-32-chars!',
@@ -78,11 +87,17 @@ describe('loadConfig', () => {
         { account: 'acme', key: 'key-acme-0123456789' },
         { account: 'beta', key: 'key:with:colons-0123' },
       ],
-      providers: { openai: { apiKey: 'sk-1', baseURL: 'http://127.0.0.1:11434/v1', models: ['llama3.2', 'qwen2.5'], api: 'chat' }, compatible: {} },
+      providers: {
+        openai: { apiKey: 'sk-1', baseURL: 'http://127.0.0.1:11434/v1', models: ['llama3.2', 'qwen2.5'], api: 'chat' },
+        compatible: {},
+      },
       bodyLimit: '512kb',
       tavilyApiKey: 'tvly-1',
       tavilyBaseURL: undefined,
-      mcpServers: { files: { command: 'npx', args: ['-y', 'some-mcp-server'] }, docs: { url: 'https://mcp.example.com/mcp', headers: { Authorization: 'Bearer x' } } },
+      mcpServers: {
+        files: { command: 'npx', args: ['-y', 'some-mcp-server'] },
+        docs: { url: 'https://mcp.example.com/mcp', headers: { Authorization: 'Bearer x' } },
+      },
       store: 'redis://127.0.0.1:6379/2',
       storeNamespace: 'blue-deploy',
       secret: 'a-deployment-secret-of-32-chars!',
@@ -102,9 +117,19 @@ describe('loadConfig', () => {
       logContent: false,
       logLevel: 'warn',
       logFormat: 'json',
-      limits: { maxInputChars: 1000, maxOutputTokens: 512, maxToolSteps: 3, providerTimeoutMs: 30_000, providerRetries: 0 },
+      limits: {
+        maxInputChars: 1000,
+        maxOutputTokens: 512,
+        maxToolSteps: 3,
+        providerTimeoutMs: 30_000,
+        providerRetries: 0,
+      },
     });
-    expect(loadConfig({ PORT: '', AGENTHOST_API_KEYS: '  ', OPENAI_MODELS: '' })).toMatchObject({ port: 3000, apiKeys: undefined, providers: { compatible: {} } });
+    expect(loadConfig({ PORT: '', AGENTHOST_API_KEYS: '  ', OPENAI_MODELS: '' })).toMatchObject({
+      port: 3000,
+      apiKeys: undefined,
+      providers: { compatible: {} },
+    });
   });
 
   test('every bad value is named in one error, and no key is repeated', () => {
@@ -138,7 +163,9 @@ describe('loadConfig', () => {
       'OPENAI_BASE_URL: must be an http(s) URL',
       'OPENAI_API: must be "responses" or "chat"',
     ]);
-    expect((error as Error).message).not.toMatch(/short-secret|nocolon-secret|key-0123456789abcdef|too-short-secret-value/);
+    expect((error as Error).message).not.toMatch(
+      /short-secret|nocolon-secret|key-0123456789abcdef|too-short-secret-value/,
+    );
   });
 
   test.each([
@@ -146,14 +173,29 @@ describe('loadConfig', () => {
     [{ PORT: '80.5' }, 'PORT: must be a whole number'],
     [{ AGENTHOST_API_KEYS: ',' }, 'AGENTHOST_API_KEYS: no "account:key" entries'],
     [{ AGENTHOST_MAX_TOOL_STEPS: '0' }, 'AGENTHOST_MAX_TOOL_STEPS: must be at least 1'],
-    [{ AGENTHOST_MCP_SERVERS: '{nope' }, 'AGENTHOST_MCP_SERVERS: must be JSON, e.g. {"files": {"command": "npx", "args": ["-y", "@modelcontextprotocol/server-filesystem", "/data"]}}'],
+    [
+      { AGENTHOST_MCP_SERVERS: '{nope' },
+      'AGENTHOST_MCP_SERVERS: must be JSON, e.g. {"files": {"command": "npx", "args": ["-y", "@modelcontextprotocol/server-filesystem", "/data"]}}',
+    ],
     [{ AGENTHOST_MCP_SERVERS: '["x"]' }, 'AGENTHOST_MCP_SERVERS: Invalid input: expected record, received array'],
-    [{ AGENTHOST_MCP_SERVERS: '{"docs": {"url": "ftp://x"}}' }, 'AGENTHOST_MCP_SERVERS.docs.url: must be an http(s) URL'],
-    [{ AGENTHOST_MCP_SERVERS: '{"docs": {"port": 1}}' }, 'AGENTHOST_MCP_SERVERS.docs: each server needs {"command": ..., "args"?, "env"?, "cwd"?} (stdio) or {"url": "http(s)://...", "headers"?} (HTTP)'],
-    [{ AGENTHOST_MCP_SERVERS: '{"bad name": {"command": "x"}}' }, 'AGENTHOST_MCP_SERVERS.bad name: server names are 1-64 characters of letters, digits, "_" or "-"'],
+    [
+      { AGENTHOST_MCP_SERVERS: '{"docs": {"url": "ftp://x"}}' },
+      'AGENTHOST_MCP_SERVERS.docs.url: must be an http(s) URL',
+    ],
+    [
+      { AGENTHOST_MCP_SERVERS: '{"docs": {"port": 1}}' },
+      'AGENTHOST_MCP_SERVERS.docs: each server needs {"command": ..., "args"?, "env"?, "cwd"?} (stdio) or {"url": "http(s)://...", "headers"?} (HTTP)',
+    ],
+    [
+      { AGENTHOST_MCP_SERVERS: '{"bad name": {"command": "x"}}' },
+      'AGENTHOST_MCP_SERVERS.bad name: server names are 1-64 characters of letters, digits, "_" or "-"',
+    ],
     [{ AGENTHOST_PROVIDER_RETRIES: '11' }, 'AGENTHOST_PROVIDER_RETRIES: must be at most 10'],
     [{ AGENTHOST_MAX_INPUT_CHARS: 'lots' }, 'AGENTHOST_MAX_INPUT_CHARS: must be a number'],
-    [{ AGENTHOST_API_KEYS: 'a:same-key-0123456789,b:same-key-0123456789' }, 'AGENTHOST_API_KEYS: entry 2 (account "b"): the same key is listed twice'],
+    [
+      { AGENTHOST_API_KEYS: 'a:same-key-0123456789,b:same-key-0123456789' },
+      'AGENTHOST_API_KEYS: entry 2 (account "b"): the same key is listed twice',
+    ],
   ])('%j is refused: %s', (env, problem) => {
     expect(() => loadConfig(env)).toThrow(expect.objectContaining({ problems: [problem] }));
   });
@@ -184,13 +226,41 @@ describe('model providers', () => {
   });
 
   test.each([
-    ['not JSON', '{ollama', 'AGENTHOST_PROVIDERS: must be JSON, e.g. {"ollama": {"baseURL": "http://127.0.0.1:11434/v1"}}'],
-    ['no baseURL', '{"ollama": {}}', 'AGENTHOST_PROVIDERS.ollama.baseURL: an OpenAI-compatible endpoint needs its baseURL'],
-    ['a bad name', '{"My Gateway": {"baseURL": "http://x.example/v1"}}', 'AGENTHOST_PROVIDERS.My Gateway: provider names are 1-32 of a-z, 0-9, "-", "_" (and not "agenthost")'],
-    ['the echo model’s provider', '{"agenthost": {"baseURL": "http://x.example/v1"}}', 'AGENTHOST_PROVIDERS.agenthost: provider names are 1-32 of a-z, 0-9, "-", "_" (and not "agenthost")'],
-    ['an unknown field', '{"ollama": {"baseURL": "http://x.example/v1", "key": "x"}}', 'AGENTHOST_PROVIDERS.ollama: Unrecognized key: "key"'],
-    ['api on another provider', '{"anthropic": {"api": "chat", "apiKey": "k"}}', 'AGENTHOST_PROVIDERS.anthropic.api: api applies to openai only'],
-    ['a base URL for Anthropic without a key', '{"anthropic": {"baseURL": "http://gw.example/v1"}}', 'ANTHROPIC_BASE_URL: needs ANTHROPIC_API_KEY too (any value, when a gateway holds the key)'],
+    [
+      'not JSON',
+      '{ollama',
+      'AGENTHOST_PROVIDERS: must be JSON, e.g. {"ollama": {"baseURL": "http://127.0.0.1:11434/v1"}}',
+    ],
+    [
+      'no baseURL',
+      '{"ollama": {}}',
+      'AGENTHOST_PROVIDERS.ollama.baseURL: an OpenAI-compatible endpoint needs its baseURL',
+    ],
+    [
+      'a bad name',
+      '{"My Gateway": {"baseURL": "http://x.example/v1"}}',
+      'AGENTHOST_PROVIDERS.My Gateway: provider names are 1-32 of a-z, 0-9, "-", "_" (and not "agenthost")',
+    ],
+    [
+      'the echo model’s provider',
+      '{"agenthost": {"baseURL": "http://x.example/v1"}}',
+      'AGENTHOST_PROVIDERS.agenthost: provider names are 1-32 of a-z, 0-9, "-", "_" (and not "agenthost")',
+    ],
+    [
+      'an unknown field',
+      '{"ollama": {"baseURL": "http://x.example/v1", "key": "x"}}',
+      'AGENTHOST_PROVIDERS.ollama: Unrecognized key: "key"',
+    ],
+    [
+      'api on another provider',
+      '{"anthropic": {"api": "chat", "apiKey": "k"}}',
+      'AGENTHOST_PROVIDERS.anthropic.api: api applies to openai only',
+    ],
+    [
+      'a base URL for Anthropic without a key',
+      '{"anthropic": {"baseURL": "http://gw.example/v1"}}',
+      'ANTHROPIC_BASE_URL: needs ANTHROPIC_API_KEY too (any value, when a gateway holds the key)',
+    ],
   ])('AGENTHOST_PROVIDERS with %s is refused, naming the variable', (_, value, problem) => {
     expect(() => loadConfig({ AGENTHOST_PROVIDERS: value })).toThrow(new ConfigError([problem]));
   });

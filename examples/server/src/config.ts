@@ -2,7 +2,7 @@ import { MIN_SECRET_LENGTH } from '@agenthost/core';
 import type { McpServerConfig } from '@agenthost/tools';
 import { z } from 'zod';
 import { httpUrl, jsonText, optional } from './env-schema.js';
-import { readProviders, type ProvidersConfig } from './providers-config.js';
+import { type ProvidersConfig, readProviders } from './providers-config.js';
 
 /** One API key: the account it authenticates and the secret. */
 export interface KeyEntry {
@@ -93,7 +93,6 @@ export class ConfigError extends Error {
 export const MIN_KEY_LENGTH = 16;
 const ACCOUNT = /^[A-Za-z0-9._-]{1,64}$/;
 
-
 const whole = (min: number, max: number) =>
   z.coerce
     .number({ error: 'must be a number' })
@@ -111,16 +110,26 @@ const mcpServer = z.union(
     }),
     z.strictObject({ url: httpUrl, headers: z.record(z.string(), z.string()).optional() }),
   ],
-  { error: 'each server needs {"command": ..., "args"?, "env"?, "cwd"?} (stdio) or {"url": "http(s)://...", "headers"?} (HTTP)' },
+  {
+    error:
+      'each server needs {"command": ..., "args"?, "env"?, "cwd"?} (stdio) or {"url": "http(s)://...", "headers"?} (HTTP)',
+  },
 );
 
-const mcpServers = jsonText('{"files": {"command": "npx", "args": ["-y", "@modelcontextprotocol/server-filesystem", "/data"]}}').pipe(
-    z.record(z.string(), mcpServer).superRefine((servers, ctx) => {
-      for (const name of Object.keys(servers)) {
-        if (!/^[A-Za-z0-9_-]{1,64}$/.test(name)) ctx.addIssue({ code: 'custom', path: [name], message: 'server names are 1-64 characters of letters, digits, "_" or "-"' });
-      }
-    }),
-  );
+const mcpServers = jsonText(
+  '{"files": {"command": "npx", "args": ["-y", "@modelcontextprotocol/server-filesystem", "/data"]}}',
+).pipe(
+  z.record(z.string(), mcpServer).superRefine((servers, ctx) => {
+    for (const name of Object.keys(servers)) {
+      if (!/^[A-Za-z0-9_-]{1,64}$/.test(name))
+        ctx.addIssue({
+          code: 'custom',
+          path: [name],
+          message: 'server names are 1-64 characters of letters, digits, "_" or "-"',
+        });
+    }
+  }),
+);
 
 const apiKeys = z.string().transform((text, ctx): KeyEntry[] => {
   const entries: KeyEntry[] = [];
@@ -133,49 +142,102 @@ const apiKeys = z.string().transform((text, ctx): KeyEntry[] => {
     const key = colon < 0 ? '' : pair.slice(colon + 1).trim();
     // Never echo the pair itself: it may hold a real key.
     if (colon < 0) ctx.addIssue({ code: 'custom', message: `entry ${i + 1} is not "account:key"` });
-    else if (!ACCOUNT.test(account)) ctx.addIssue({ code: 'custom', message: `entry ${i + 1}: the account must be 1-64 characters of letters, digits, ".", "_" or "-"` });
-    else if (key.length < MIN_KEY_LENGTH) ctx.addIssue({ code: 'custom', message: `entry ${i + 1} (account "${account}"): the key must be at least ${MIN_KEY_LENGTH} characters` });
-    else if (seen.has(key)) ctx.addIssue({ code: 'custom', message: `entry ${i + 1} (account "${account}"): the same key is listed twice` });
+    else if (!ACCOUNT.test(account))
+      ctx.addIssue({
+        code: 'custom',
+        message: `entry ${i + 1}: the account must be 1-64 characters of letters, digits, ".", "_" or "-"`,
+      });
+    else if (key.length < MIN_KEY_LENGTH)
+      ctx.addIssue({
+        code: 'custom',
+        message: `entry ${i + 1} (account "${account}"): the key must be at least ${MIN_KEY_LENGTH} characters`,
+      });
+    else if (seen.has(key))
+      ctx.addIssue({ code: 'custom', message: `entry ${i + 1} (account "${account}"): the same key is listed twice` });
     else {
       seen.add(key);
       entries.push({ account, key });
     }
   });
-  if (entries.length === 0 && ctx.issues.length === 0) ctx.addIssue({ code: 'custom', message: 'no "account:key" entries' });
+  if (entries.length === 0 && ctx.issues.length === 0)
+    ctx.addIssue({ code: 'custom', message: 'no "account:key" entries' });
   return entries;
 });
 
 const envSchema = z.object({
-  PORT: optional(z.coerce.number({ error: 'must be a number' }).int('must be a whole number').min(0, 'must be 0-65535').max(65535, 'must be 0-65535')).transform((p) => p ?? 3000),
+  PORT: optional(
+    z.coerce
+      .number({ error: 'must be a number' })
+      .int('must be a whole number')
+      .min(0, 'must be 0-65535')
+      .max(65535, 'must be 0-65535'),
+  ).transform((p) => p ?? 3000),
   HOST: optional(z.string()).transform((h) => h ?? '127.0.0.1'),
   AGENTHOST_API_KEYS: optional(apiKeys),
-  AGENTHOST_BODY_LIMIT: optional(z.string().regex(/^\d+(b|kb|mb)?$/i, 'must be a size such as 1048576, 512kb or 1mb')).transform((s) => s ?? '1mb'),
+  AGENTHOST_BODY_LIMIT: optional(
+    z.string().regex(/^\d+(b|kb|mb)?$/i, 'must be a size such as 1048576, 512kb or 1mb'),
+  ).transform((s) => s ?? '1mb'),
   AGENTHOST_STORE: optional(
     z.string().refine((s) => s === 'memory' || /^(sqlite|redis|rediss|postgres|postgresql):\/\/./.test(s), {
       error: 'must be "memory" or a sqlite://, redis://, rediss:// or postgres:// location',
     }),
   ).transform((s) => s ?? DEFAULT_STORE),
-  AGENTHOST_STORE_NAMESPACE: optional(z.string().regex(/^[A-Za-z0-9_-]{1,64}$/, 'must be 1-64 characters of letters, digits, "_" or "-"')).transform((s) => s ?? 'agenthost'),
+  AGENTHOST_STORE_NAMESPACE: optional(
+    z.string().regex(/^[A-Za-z0-9_-]{1,64}$/, 'must be 1-64 characters of letters, digits, "_" or "-"'),
+  ).transform((s) => s ?? 'agenthost'),
   AGENTHOST_SECRET: optional(z.string().min(MIN_SECRET_LENGTH, `must be at least ${MIN_SECRET_LENGTH} characters`)),
-  AGENTHOST_RUN_WAIT_MS: optional(z.coerce.number({ error: 'must be a number' }).int('must be a whole number').min(1, 'must be at least 1').max(600_000, 'must be at most 600000')).transform(
-    (n) => n ?? 30_000,
+  AGENTHOST_RUN_WAIT_MS: optional(
+    z.coerce
+      .number({ error: 'must be a number' })
+      .int('must be a whole number')
+      .min(1, 'must be at least 1')
+      .max(600_000, 'must be at most 600000'),
+  ).transform((n) => n ?? 30_000),
+  AGENTHOST_UNSAFE_DISABLE_LOCKS: optional(z.enum(['true', 'false'], { error: 'must be "true" or "false"' })).transform(
+    (v) => v === 'true',
   ),
-  AGENTHOST_UNSAFE_DISABLE_LOCKS: optional(z.enum(['true', 'false'], { error: 'must be "true" or "false"' })).transform((v) => v === 'true'),
   AGENTHOST_RATE_LIMIT: optional(whole(0, 1_000_000)).transform((n) => n ?? 600),
   AGENTHOST_AUTH_FAILURE_LIMIT: optional(whole(0, 1_000_000)).transform((n) => n ?? 30),
   AGENTHOST_TRUST_PROXY: optional(
-    z.string().regex(/^(true|false|\d{1,2}|[0-9a-fA-F.:/]+(,[0-9a-fA-F.:/]+)*)$/, 'must be true, false, a number of proxies, or comma-separated proxy addresses'),
-  ).transform((v) => (v === undefined || v === 'false' ? false : v === 'true' ? true : /^\d+$/.test(v) ? Number(v) : v)),
-  AGENTHOST_CORS_ORIGINS: optional(z.string()).transform((s) => s?.split(',').map((o) => o.trim()).filter(Boolean) ?? []),
+    z
+      .string()
+      .regex(
+        /^(true|false|\d{1,2}|[0-9a-fA-F.:/]+(,[0-9a-fA-F.:/]+)*)$/,
+        'must be true, false, a number of proxies, or comma-separated proxy addresses',
+      ),
+  ).transform((v) =>
+    v === undefined || v === 'false' ? false : v === 'true' ? true : /^\d+$/.test(v) ? Number(v) : v,
+  ),
+  AGENTHOST_CORS_ORIGINS: optional(z.string()).transform(
+    (s) =>
+      s
+        ?.split(',')
+        .map((o) => o.trim())
+        .filter(Boolean) ?? [],
+  ),
   AGENTHOST_HEADERS_TIMEOUT_MS: optional(whole(1_000, 300_000)).transform((n) => n ?? 10_000),
   AGENTHOST_REQUEST_TIMEOUT_MS: optional(whole(1_000, 3_600_000)).transform((n) => n ?? 30_000),
-  AGENTHOST_TRACING: optional(z.enum(['true', 'false'], { error: 'must be "true" or "false"' })).transform((v) => v === 'true'),
-  AGENTHOST_TRACE_CONTENT: optional(z.enum(['true', 'false'], { error: 'must be "true" or "false"' })).transform((v) => v === 'true'),
-  AGENTHOST_METRICS: optional(z.enum(['true', 'false'], { error: 'must be "true" or "false"' })).transform((v) => v !== 'false'),
+  AGENTHOST_TRACING: optional(z.enum(['true', 'false'], { error: 'must be "true" or "false"' })).transform(
+    (v) => v === 'true',
+  ),
+  AGENTHOST_TRACE_CONTENT: optional(z.enum(['true', 'false'], { error: 'must be "true" or "false"' })).transform(
+    (v) => v === 'true',
+  ),
+  AGENTHOST_METRICS: optional(z.enum(['true', 'false'], { error: 'must be "true" or "false"' })).transform(
+    (v) => v !== 'false',
+  ),
   AGENTHOST_METRICS_TOKEN: optional(z.string().min(16, 'must be at least 16 characters')),
-  AGENTHOST_LOG_CONTENT: optional(z.enum(['true', 'false'], { error: 'must be "true" or "false"' })).transform((v) => v === 'true'),
-  AGENTHOST_LOG_LEVEL: optional(z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'], { error: 'must be one of fatal, error, warn, info, debug, trace, silent' })).transform((l) => l ?? 'info'),
-  AGENTHOST_LOG_FORMAT: optional(z.enum(['json', 'pretty', 'auto'], { error: 'must be json, pretty or auto' })).transform((f) => f ?? 'auto'),
+  AGENTHOST_LOG_CONTENT: optional(z.enum(['true', 'false'], { error: 'must be "true" or "false"' })).transform(
+    (v) => v === 'true',
+  ),
+  AGENTHOST_LOG_LEVEL: optional(
+    z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'], {
+      error: 'must be one of fatal, error, warn, info, debug, trace, silent',
+    }),
+  ).transform((l) => l ?? 'info'),
+  AGENTHOST_LOG_FORMAT: optional(
+    z.enum(['json', 'pretty', 'auto'], { error: 'must be json, pretty or auto' }),
+  ).transform((f) => f ?? 'auto'),
   AGENTHOST_SHUTDOWN_TIMEOUT_MS: optional(whole(0, 600_000)).transform((n) => n ?? 25_000),
   AGENTHOST_MAX_INPUT_CHARS: optional(whole(1, 1_000_000)).transform((n) => n ?? 32_000),
   AGENTHOST_MAX_OUTPUT_TOKENS: optional(whole(1, 1_000_000)).transform((n) => n ?? 4_096),
@@ -194,7 +256,10 @@ const envSchema = z.object({
 export function loadConfig(env: Record<string, string | undefined> = process.env): ServerConfig {
   const parsed = envSchema.safeParse(env);
   const models = readProviders(env);
-  const problems = [...(parsed.success ? [] : parsed.error.issues.map((issue) => `${issue.path.join('.')}: ${issue.message}`)), ...('problems' in models ? models.problems : [])];
+  const problems = [
+    ...(parsed.success ? [] : parsed.error.issues.map((issue) => `${issue.path.join('.')}: ${issue.message}`)),
+    ...('problems' in models ? models.problems : []),
+  ];
   if (!parsed.success || 'problems' in models) throw new ConfigError(problems);
   const e = parsed.data;
   return {

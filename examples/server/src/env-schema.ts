@@ -10,7 +10,12 @@ export const optional = <T extends z.ZodType>(schema: T) => z.preprocess(blankTo
 export const httpUrl = z.url({ protocol: /^https?$/, error: 'must be an http(s) URL' });
 
 /** A comma-separated list, its items trimmed, empty ones dropped. */
-export const commaList = optional(z.string()).transform((s) => s?.split(',').map((item) => item.trim()).filter(Boolean));
+export const commaList = optional(z.string()).transform((s) =>
+  s
+    ?.split(',')
+    .map((item) => item.trim())
+    .filter(Boolean),
+);
 
 /** JSON text, parsed; `example` shows what is expected when it does not parse. */
 export const jsonText = (example: string) =>

@@ -1,7 +1,7 @@
 import { pollWhile } from '@agenthost/core/test';
 import fc from 'fast-check';
 import { afterAll, beforeAll, expect, test } from 'vitest';
-import { api, killAll, startServer, type StartedServer } from './test-process.js';
+import { api, killAll, type StartedServer, startServer } from './test-process.js';
 
 // Hostile json_format schemas against the standalone server as shipped (a process, echo model):
 // patterns with nested quantifiers on inputs made to trip them, demands that multiply, $id/$ref games
@@ -21,7 +21,9 @@ beforeAll(async () => {
   server = await startServer({ AGENTHOST_API_KEYS: `a:${KEYS.a},b:${KEYS.b}`, AGENTHOST_RATE_LIMIT: '0' });
   origin = server.url.replace(/\/api\/v1$/, '');
   for (const account of ['a', 'b'] as const) {
-    agents[account] = (await api(server.url, KEYS[account], 'POST', '/agents', { name: 'J', instruction: 'JSON.', model: 'echo' })).body.data.agent_id;
+    agents[account] = (
+      await api(server.url, KEYS[account], 'POST', '/agents', { name: 'J', instruction: 'JSON.', model: 'echo' })
+    ).body.data.agent_id;
   }
 });
 afterAll(killAll);
@@ -31,36 +33,77 @@ const string = () => ({ type: 'string', maxLength: 100_000 });
 /** Patterns that take exponential time on a backtracking engine, and inputs made to trip them. */
 const evil = fc.record({
   pattern: fc.oneof(
-    fc.constantFrom('^(a+)+$', '^(a|a)*$', '^(a|aa)+$', '^(\\w+\\s?)*$', '^([a-zA-Z0-9])(([\\-.]|[_]+)?([a-zA-Z0-9]+))*(@){1}[a-z0-9]+[.]{1}(([a-z]{2,3})|([a-z]{2,3}[.]{1}[a-z]{2,3}))$', '(.*a){12}', '^(a?){25}a{25}$', '(?=a)a', '(a)\\1'),
+    fc.constantFrom(
+      '^(a+)+$',
+      '^(a|a)*$',
+      '^(a|aa)+$',
+      '^(\\w+\\s?)*$',
+      '^([a-zA-Z0-9])(([\\-.]|[_]+)?([a-zA-Z0-9]+))*(@){1}[a-z0-9]+[.]{1}(([a-z]{2,3})|([a-z]{2,3}[.]{1}[a-z]{2,3}))$',
+      '(.*a){12}',
+      '^(a?){25}a{25}$',
+      '(?=a)a',
+      '(a)\\1',
+    ),
     fc.constantFrom('a', 'ab', '\\w', '[a-z]', '.').map((atom) => `^(${atom}+)+$`),
   ),
-  input: fc.oneof(fc.integer({ min: 20, max: 5_000 }).map((n) => `${'a'.repeat(n)}!`), fc.constantFrom('aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa!', 'a '.repeat(500) + '!')),
+  input: fc.oneof(
+    fc.integer({ min: 20, max: 5_000 }).map((n) => `${'a'.repeat(n)}!`),
+    fc.constantFrom('aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa!', `${'a '.repeat(500)}!`),
+  ),
   where: fc.constantFrom('pattern', 'patternProperties', 'propertyNames'),
 });
 const patterns = evil.map(({ pattern, input, where }) => {
   const v = { type: 'string', maxLength: 100_000, pattern };
   if (where === 'pattern') return { schema: { type: 'object', properties: { v }, required: ['v'] }, input };
-  if (where === 'patternProperties') return { schema: { type: 'object', patternProperties: { [pattern]: { type: 'string' } }, propertyNames: { maxLength: 100_000 } }, input };
-  return { schema: { type: 'object', propertyNames: { maxLength: 100_000, pattern }, additionalProperties: { type: 'string' } }, input };
+  if (where === 'patternProperties')
+    return {
+      schema: {
+        type: 'object',
+        patternProperties: { [pattern]: { type: 'string' } },
+        propertyNames: { maxLength: 100_000 },
+      },
+      input,
+    };
+  return {
+    schema: {
+      type: 'object',
+      propertyNames: { maxLength: 100_000, pattern },
+      additionalProperties: { type: 'string' },
+    },
+    input,
+  };
 });
 
 /** Arrays and objects whose demands multiply with depth. */
 const multiplying = fc
-  .record({ depth: fc.integer({ min: 1, max: 9 }), count: fc.integer({ min: 2, max: 1_000 }), kind: fc.constantFrom('minItems', 'minProperties', 'required') })
+  .record({
+    depth: fc.integer({ min: 1, max: 9 }),
+    count: fc.integer({ min: 2, max: 1_000 }),
+    kind: fc.constantFrom('minItems', 'minProperties', 'required'),
+  })
   .map(({ depth, count, kind }) => {
     let schema: Record<string, unknown> = string();
     for (let i = 0; i < depth; i++) {
       if (kind === 'minItems') schema = { type: 'array', minItems: count, items: schema };
-      else if (kind === 'minProperties') schema = { type: 'object', minProperties: count, additionalProperties: schema };
+      else if (kind === 'minProperties')
+        schema = { type: 'object', minProperties: count, additionalProperties: schema };
       // Every property shares one child: a schema that doubles or more with each level, written out in full.
-      else schema = { type: 'object', properties: Object.fromEntries(Array.from({ length: Math.min(count, 4) }, (_, j) => [`p${j}`, schema])), required: Array.from({ length: Math.min(count, 4) }, (_, j) => `p${j}`) };
+      else
+        schema = {
+          type: 'object',
+          properties: Object.fromEntries(Array.from({ length: Math.min(count, 4) }, (_, j) => [`p${j}`, schema])),
+          required: Array.from({ length: Math.min(count, 4) }, (_, j) => `p${j}`),
+        };
     }
     return { schema, input: 'x' };
   });
 
 /** $id and $ref games: the same ids in two accounts, refs to another account's ids, cycles, pointers. */
 const references = fc
-  .record({ id: fc.constantFrom('https://acme.example/invoice', 'urn:shared', 'https://b.example/x#', 'relative/path'), field: fc.constantFrom('ssn', 'total', 'missing', '~0~1', '%25') })
+  .record({
+    id: fc.constantFrom('https://acme.example/invoice', 'urn:shared', 'https://b.example/x#', 'relative/path'),
+    field: fc.constantFrom('ssn', 'total', 'missing', '~0~1', '%25'),
+  })
   .chain(({ id, field }) =>
     fc.constantFrom(
       { $id: id, type: 'object', properties: { [field]: string() }, required: [field] },
@@ -76,16 +119,29 @@ const references = fc
 
 /** One definition referred to from many places (which a validator that inlines references copies at each), and references of any text. */
 const referring = fc.oneof(
-  fc.record({ width: fc.integer({ min: 10, max: 60 }), uses: fc.integer({ min: 10, max: 1_000 }) }).map(({ width, uses }) => ({
-    schema: {
-      $defs: { L: { type: 'object', properties: Object.fromEntries(Array.from({ length: width }, (_, i) => [`q${i}`, { type: 'string', maxLength: 9 }])) } },
-      type: 'object',
-      properties: Object.fromEntries(Array.from({ length: uses }, (_, i) => [`p${i}`, { $ref: '#/$defs/L' }])),
-    },
-    input: 'x',
-  })),
-  fc.string({ maxLength: 40 }).map((ref) => ({ schema: { type: 'object', properties: { a: { $ref: ref } }, required: ['a'] }, input: 'x' })),
-  fc.string({ maxLength: 40 }).map((ref) => ({ schema: { $ref: `#/${ref}`, $defs: { [ref]: { type: 'string' } } }, input: 'x' })),
+  fc
+    .record({ width: fc.integer({ min: 10, max: 60 }), uses: fc.integer({ min: 10, max: 1_000 }) })
+    .map(({ width, uses }) => ({
+      schema: {
+        $defs: {
+          L: {
+            type: 'object',
+            properties: Object.fromEntries(
+              Array.from({ length: width }, (_, i) => [`q${i}`, { type: 'string', maxLength: 9 }]),
+            ),
+          },
+        },
+        type: 'object',
+        properties: Object.fromEntries(Array.from({ length: uses }, (_, i) => [`p${i}`, { $ref: '#/$defs/L' }])),
+      },
+      input: 'x',
+    })),
+  fc
+    .string({ maxLength: 40 })
+    .map((ref) => ({ schema: { type: 'object', properties: { a: { $ref: ref } }, required: ['a'] }, input: 'x' })),
+  fc
+    .string({ maxLength: 40 })
+    .map((ref) => ({ schema: { $ref: `#/${ref}`, $defs: { [ref]: { type: 'string' } } }, input: 'x' })),
 );
 
 /** Enums near the size limit, and many alternatives. */
@@ -93,10 +149,23 @@ const wide = fc
   .record({ n: fc.integer({ min: 100, max: 3_000 }), kind: fc.constantFrom('enum', 'anyOf', 'oneOf') })
   .map(({ n, kind }) => {
     if (kind === 'enum') return { schema: { enum: Array.from({ length: n }, (_, i) => `value-${i}`) }, input: 'x' };
-    return { schema: { [kind]: Array.from({ length: Math.min(n, 600) }, (_, i) => ({ type: 'object', properties: { [`k${i}`]: { const: i } }, required: [`k${i}`] })) }, input: 'x' };
+    return {
+      schema: {
+        [kind]: Array.from({ length: Math.min(n, 600) }, (_, i) => ({
+          type: 'object',
+          properties: { [`k${i}`]: { const: i } },
+          required: [`k${i}`],
+        })),
+      },
+      input: 'x',
+    };
   });
 
-const hostile = fc.record({ account: fc.constantFrom<'a' | 'b'>('a', 'b'), asText: fc.boolean(), run: fc.oneof(patterns, multiplying, references, referring, wide) });
+const hostile = fc.record({
+  account: fc.constantFrom<'a' | 'b'>('a', 'b'),
+  asText: fc.boolean(),
+  run: fc.oneof(patterns, multiplying, references, referring, wide),
+});
 
 async function metric(name: string): Promise<number> {
   const text = await (await fetch(`${origin}/metrics`)).text();
@@ -119,7 +188,11 @@ test('hostile json_format schemas never stall the event loop, exhaust memory or 
       for (let c = queue.shift(); c; c = queue.shift()) {
         const { account, asText, run } = c;
         const body = { input: run.input, json_format: asText ? JSON.stringify(run.schema) : run.schema };
-        const res = await fetch(`${server.url}/agents/${agents[account]}/run`, { method: 'POST', headers: { 'x-api-key': KEYS[account], 'content-type': 'application/json' }, body: JSON.stringify(body) });
+        const res = await fetch(`${server.url}/agents/${agents[account]}/run`, {
+          method: 'POST',
+          headers: { 'x-api-key': KEYS[account], 'content-type': 'application/json' },
+          body: JSON.stringify(body),
+        });
         const answer = (await res.json()) as { success: boolean; status: number };
         if (res.status === 500) console.log(`500 for ${JSON.stringify(body).slice(0, 600)}`);
         expect(answer.status).toBe(res.status);

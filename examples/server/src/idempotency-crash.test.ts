@@ -1,7 +1,7 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { startFakeOpenAIServer, type FakeOpenAIServer } from '@agenthost/core/test';
+import { type FakeOpenAIServer, startFakeOpenAIServer } from '@agenthost/core/test';
 import { afterAll, afterEach, beforeAll, expect, test } from 'vitest';
 import { api, killAll, startServer } from './test-process.js';
 
@@ -26,13 +26,24 @@ async function retryWithKey(url: string, agentId: string) {
     headers: { 'x-api-key': KEY, 'content-type': 'application/json', 'idempotency-key': 'crash-1' },
     body: JSON.stringify({ input: 'hello' }),
   });
-  return { status: res.status, retryAfter: res.headers.get('retry-after'), body: (await res.json()) as { data?: { output?: string } } & Record<string, unknown> };
+  return {
+    status: res.status,
+    retryAfter: res.headers.get('retry-after'),
+    body: (await res.json()) as { data?: { output?: string } } & Record<string, unknown>,
+  };
 }
 
 test('the claim of a server killed mid-run lapses within seconds; meanwhile a retry gets 409 with Retry-After', async () => {
-  const env = { AGENTHOST_STORE: `sqlite://${join(dir, 'agenthost.sqlite')}`, AGENTHOST_API_KEYS: `acme:${KEY}`, OPENAI_BASE_URL: fake.baseURL, OPENAI_MODELS: 'gpt-4o-mini' };
+  const env = {
+    AGENTHOST_STORE: `sqlite://${join(dir, 'agenthost.sqlite')}`,
+    AGENTHOST_API_KEYS: `acme:${KEY}`,
+    OPENAI_BASE_URL: fake.baseURL,
+    OPENAI_MODELS: 'gpt-4o-mini',
+  };
   const first = await startServer(env);
-  const agentId = (await api(first.url, KEY, 'POST', '/agents', { name: 'A', instruction: 'Be brief.', model: 'gpt-4o-mini' })).body.data.agent_id as string;
+  const agentId = (
+    await api(first.url, KEY, 'POST', '/agents', { name: 'A', instruction: 'Be brief.', model: 'gpt-4o-mini' })
+  ).body.data.agent_id as string;
   void retryWithKey(first.url, agentId).catch(() => {});
   while (fake.requests.length === 0) await new Promise((resolve) => setTimeout(resolve, 20));
   first.child.kill('SIGKILL');
@@ -44,7 +55,11 @@ test('the claim of a server killed mid-run lapses within seconds; meanwhile a re
   expect(await retryWithKey(second.url, agentId)).toStrictEqual({
     status: 409,
     retryAfter: '2',
-    body: { success: false, error: 'A request with this Idempotency-Key is still in progress; retry later', status: 409 },
+    body: {
+      success: false,
+      error: 'A request with this Idempotency-Key is still in progress; retry later',
+      status: 409,
+    },
   });
   let answer = await retryWithKey(second.url, agentId);
   while (answer.status === 409 && Date.now() - killedAt < 30_000) {

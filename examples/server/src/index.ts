@@ -1,3 +1,3 @@
-export { ConfigError, MIN_KEY_LENGTH, loadConfig, type KeyEntry, type ServerConfig } from './config.js';
+export { ConfigError, type KeyEntry, loadConfig, MIN_KEY_LENGTH, type ServerConfig } from './config.js';
 export { modelsFor } from './models.js';
-export { createApp, startServer, type RunningServer } from './server.js';
+export { createApp, type RunningServer, startServer } from './server.js';

@@ -1,9 +1,9 @@
 import { createHash, createHmac, randomBytes } from 'node:crypto';
 import { createClient } from '@keyv/redis';
 import { afterAll, afterEach, describe, expect, test } from 'vitest';
-import { REDIS_URL, clearRedis, runNamespace } from '../../../packages/storage/src/test-services.js';
+import { clearRedis, REDIS_URL, runNamespace } from '../../../packages/storage/src/test-services.js';
 import { loadConfig } from './config.js';
-import { startServer, type RunningServer } from './server.js';
+import { type RunningServer, startServer } from './server.js';
 
 // A short configured key: exactly the kind whose bare digest could be guessed offline.
 const KEY = `short-${randomBytes(5).toString('hex')}`;
@@ -15,12 +15,23 @@ afterEach(async () => {
 });
 afterAll(() => clearRedis(prefix));
 
-const sha256 = (text: string) => [createHash('sha256').update(text).digest('hex'), createHash('sha256').update(text).digest('base64url')];
-const hmac = (secret: string, text: string) => createHmac('sha256', secret).update(`rate-limit:${text}`).digest('base64url');
+const sha256 = (text: string) => [
+  createHash('sha256').update(text).digest('hex'),
+  createHash('sha256').update(text).digest('base64url'),
+];
+const hmac = (secret: string, text: string) =>
+  createHmac('sha256', secret).update(`rate-limit:${text}`).digest('base64url');
 
 async function start(namespace: string, env: Record<string, string> = {}): Promise<RunningServer> {
   const server = await startServer(
-    loadConfig({ PORT: '0', AGENTHOST_STORE: REDIS_URL, AGENTHOST_STORE_NAMESPACE: namespace, AGENTHOST_API_KEYS: `acme:${KEY}`, AGENTHOST_RATE_LIMIT: '5', ...env }),
+    loadConfig({
+      PORT: '0',
+      AGENTHOST_STORE: REDIS_URL,
+      AGENTHOST_STORE_NAMESPACE: namespace,
+      AGENTHOST_API_KEYS: `acme:${KEY}`,
+      AGENTHOST_RATE_LIMIT: '5',
+      ...env,
+    }),
   );
   running.push(server);
   return server;
@@ -42,7 +53,9 @@ async function dump(namespace: string): Promise<Map<string, string>> {
   await client.connect();
   try {
     const names = await client.keys(`${namespace}:*`);
-    const values = await Promise.all(names.map(async (name) => ((await client.type(name)) === 'string' ? ((await client.get(name)) ?? '') : '')));
+    const values = await Promise.all(
+      names.map(async (name) => ((await client.type(name)) === 'string' ? ((await client.get(name)) ?? '') : '')),
+    );
     return new Map(names.map((name, i) => [name, values[i]!]));
   } finally {
     client.destroy();
@@ -57,8 +70,11 @@ describe('storage names derived from an API key (Redis)', () => {
     const secret = await server.store.store.getHostSecret();
     expect(secret).toMatch(/^[A-Za-z0-9_-]{43}$/);
     const names = [...(await dump(namespace)).keys()];
-    expect(names.filter((name) => name.includes(':ratelimit:'))).toStrictEqual([`${namespace}:ratelimit:key:key:${hmac(secret!, KEY)}`]);
-    for (const secretish of [KEY, ...sha256(KEY)]) expect(names.filter((name) => name.includes(secretish))).toStrictEqual([]);
+    expect(names.filter((name) => name.includes(':ratelimit:'))).toStrictEqual([
+      `${namespace}:ratelimit:key:key:${hmac(secret!, KEY)}`,
+    ]);
+    for (const secretish of [KEY, ...sha256(KEY)])
+      expect(names.filter((name) => name.includes(secretish))).toStrictEqual([]);
   });
 
   test('a configured AGENTHOST_SECRET names the counters, and nothing stores it', async () => {
@@ -67,9 +83,13 @@ describe('storage names derived from an API key (Redis)', () => {
     const server = await start(namespace, { AGENTHOST_SECRET: configured });
     expect(await statuses([server], 1)).toStrictEqual([200]);
     const stored = await dump(namespace);
-    expect([...stored.keys()].filter((name) => name.includes(':ratelimit:'))).toStrictEqual([`${namespace}:ratelimit:key:key:${hmac(configured, KEY)}`]);
+    expect([...stored.keys()].filter((name) => name.includes(':ratelimit:'))).toStrictEqual([
+      `${namespace}:ratelimit:key:key:${hmac(configured, KEY)}`,
+    ]);
     expect(await server.store.store.getHostSecret()).toBeUndefined();
-    expect([...stored].filter(([name, value]) => name.includes(configured) || value.includes(configured))).toStrictEqual([]);
+    expect(
+      [...stored].filter(([name, value]) => name.includes(configured) || value.includes(configured)),
+    ).toStrictEqual([]);
   });
 
   test("two servers starting at once on one Redis make one secret and hold one key's limit together", async () => {
@@ -109,14 +129,27 @@ describe('storage names derived from an API key (Redis)', () => {
       last_used_at: null,
       revoked_at: null,
     });
-    expect([...(await dump(namespace))].some(([name, value]) => name.includes(hex!) || value.includes(hex!))).toBe(true);
+    expect([...(await dump(namespace))].some(([name, value]) => name.includes(hex!) || value.includes(hex!))).toBe(
+      true,
+    );
 
     expect(await statuses([server], 2, key)).toStrictEqual([200, 200]);
     const stored = await dump(namespace);
-    expect([...stored].filter(([name, value]) => name.includes(hex!) || value.includes(hex!) || value.includes(key))).toStrictEqual([]);
+    expect(
+      [...stored].filter(([name, value]) => name.includes(hex!) || value.includes(hex!) || value.includes(key)),
+    ).toStrictEqual([]);
     const listed = await server.keys.listKeys();
     expect(listed).toStrictEqual([
-      { key_id: 'key_legacy', account_id: 'legacy', name: null, prefix: key.slice(0, 9), scopes: ['agents:read', 'agents:write', 'agents:run'], created_at: '2026-01-01T00:00:00.000Z', last_used_at: expect.any(String), revoked_at: null },
+      {
+        key_id: 'key_legacy',
+        account_id: 'legacy',
+        name: null,
+        prefix: key.slice(0, 9),
+        scopes: ['agents:read', 'agents:write', 'agents:run'],
+        created_at: '2026-01-01T00:00:00.000Z',
+        last_used_at: expect.any(String),
+        revoked_at: null,
+      },
     ]);
     await server.keys.revokeKey('key_legacy');
     expect(await statuses([server], 1, key)).toStrictEqual([401]);

@@ -7,7 +7,13 @@ import { fileURLToPath } from 'node:url';
 import { createClient } from '@keyv/redis';
 import pg from 'pg';
 import { afterAll, afterEach, describe, expect, test } from 'vitest';
-import { DATABASE_URL, REDIS_URL, clearPostgres, clearRedis, runNamespace } from '../../../packages/storage/src/test-services.js';
+import {
+  clearPostgres,
+  clearRedis,
+  DATABASE_URL,
+  REDIS_URL,
+  runNamespace,
+} from '../../../packages/storage/src/test-services.js';
 import { api, killAll, startServer } from './test-process.js';
 
 const CLI = fileURLToPath(new URL('../dist/cli.js', import.meta.url));
@@ -21,7 +27,10 @@ afterAll(async () => {
 });
 
 function cli(env: Record<string, string>, ...args: string[]) {
-  const r = spawnSync(process.execPath, [CLI, ...args], { env: { PATH: process.env.PATH ?? '', ...env }, encoding: 'utf8' });
+  const r = spawnSync(process.execPath, [CLI, ...args], {
+    env: { PATH: process.env.PATH ?? '', ...env },
+    encoding: 'utf8',
+  });
   return { status: r.status, stdout: r.stdout, stderr: r.stderr };
 }
 
@@ -42,23 +51,37 @@ describe('API keys issued with the CLI', () => {
 
     const made = await api(server.url, admin.key, 'POST', '/agents', { name: 'A', instruction: 'I', model: 'echo' });
     expect(made.status).toBe(200);
-    expect(await api(server.url, reader.key, 'POST', '/agents', { name: 'B', instruction: 'I', model: 'echo' })).toStrictEqual({
+    expect(
+      await api(server.url, reader.key, 'POST', '/agents', { name: 'B', instruction: 'I', model: 'echo' }),
+    ).toStrictEqual({
       status: 403,
       body: { success: false, error: 'This API key lacks the agents:write scope', status: 403 },
     });
-    expect((await api(server.url, reader.key, 'POST', `/agents/${made.body.data.agent_id}/run`, { input: 'hi' })).status).toBe(200);
+    expect(
+      (await api(server.url, reader.key, 'POST', `/agents/${made.body.data.agent_id}/run`, { input: 'hi' })).status,
+    ).toBe(200);
 
-    const listed = JSON.parse(cli(env, 'keys', 'list', '--json').stdout) as { key_id: string; prefix: string; account_id: string; last_used_at: string | null }[];
+    const listed = JSON.parse(cli(env, 'keys', 'list', '--json').stdout) as {
+      key_id: string;
+      prefix: string;
+      account_id: string;
+      last_used_at: string | null;
+    }[];
     expect(listed.map((k) => [k.key_id, k.prefix, k.account_id, typeof k.last_used_at])).toStrictEqual([
       [reader.key_id, reader.prefix, 'acme', 'string'],
       [admin.key_id, admin.prefix, 'acme', 'string'],
     ]);
-    expect(cli(env, 'keys', 'list').stdout).toMatch(new RegExp(`${reader.key_id}\\s+${reader.prefix}…\\s+acme\\s+dashboard\\s+agents:read,agents:run`));
+    expect(cli(env, 'keys', 'list').stdout).toMatch(
+      new RegExp(`${reader.key_id}\\s+${reader.prefix}…\\s+acme\\s+dashboard\\s+agents:read,agents:run`),
+    );
 
     expect(cli(env, 'keys', 'revoke', reader.key_id).status).toBe(0);
     expect((await api(server.url, reader.key, 'GET', '/agents')).status).toBe(401);
     expect((await api(server.url, admin.key, 'GET', '/agents')).status).toBe(200);
-    expect(cli(env, 'keys', 'revoke', 'key_nope')).toMatchObject({ status: 1, stderr: 'agenthost: API key not found\n' });
+    expect(cli(env, 'keys', 'revoke', 'key_nope')).toMatchObject({
+      status: 1,
+      stderr: 'agenthost: API key not found\n',
+    });
   }, 60_000);
 
   test('a key revoked on one server is refused by every server sharing the store', async () => {
@@ -72,7 +95,11 @@ describe('API keys issued with the CLI', () => {
 });
 
 /** What a dump must not hold: the key, and its bare SHA-256 in either encoding. */
-const secretish = (key: string) => [key, createHash('sha256').update(key).digest('hex'), createHash('sha256').update(key).digest('base64url')];
+const secretish = (key: string) => [
+  key,
+  createHash('sha256').update(key).digest('hex'),
+  createHash('sha256').update(key).digest('base64url'),
+];
 
 describe('storage dumps hold no raw key, nor a bare digest of it, after keys are made and used', () => {
   async function makeAndUse(env: Record<string, string>): Promise<string> {
@@ -101,7 +128,8 @@ describe('storage dumps hold no raw key, nor a bare digest of it, after keys are
     const client = createClient({ url: REDIS_URL });
     await client.connect();
     let dump = '';
-    for await (const keys of client.scanIterator({ MATCH: `${ns}*`, COUNT: 1000 })) for (const k of keys) dump += `${k}=${(await client.get(k)) ?? ''}\n`;
+    for await (const keys of client.scanIterator({ MATCH: `${ns}*`, COUNT: 1000 }))
+      for (const k of keys) dump += `${k}=${(await client.get(k)) ?? ''}\n`;
     client.destroy();
     await clearRedis(ns);
     expect(dump).toContain('"prefix"');
@@ -113,7 +141,10 @@ describe('storage dumps hold no raw key, nor a bare digest of it, after keys are
     const key = await makeAndUse({ AGENTHOST_STORE: DATABASE_URL, AGENTHOST_STORE_NAMESPACE: ns });
     const client = new pg.Client({ connectionString: DATABASE_URL });
     await client.connect();
-    const { rows } = await client.query<{ key: string; value: string }>('SELECT key, value FROM agenthost_kv WHERE key LIKE $1', [`${ns}:%`]);
+    const { rows } = await client.query<{ key: string; value: string }>(
+      'SELECT key, value FROM agenthost_kv WHERE key LIKE $1',
+      [`${ns}:%`],
+    );
     await client.end();
     await clearPostgres(ns);
     const dump = rows.map((r) => `${r.key}=${r.value}`).join('\n');

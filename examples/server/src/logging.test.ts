@@ -1,4 +1,4 @@
-import { startFakeOpenAIServer, type FakeOpenAIServer } from '@agenthost/core/test';
+import { type FakeOpenAIServer, startFakeOpenAIServer } from '@agenthost/core/test';
 import { afterEach, expect, test } from 'vitest';
 import { storageErrorLog } from './logging.js';
 import { api, killAll, startServer } from './test-process.js';
@@ -13,7 +13,9 @@ const KEY = 'key-logging-0123456789abcdef';
 
 test('one JSON log line per request, with the request id the client saw; no key and no input text', async () => {
   const server = await startServer({ AGENTHOST_API_KEYS: `acme:${KEY}`, AGENTHOST_LOG_FORMAT: 'json' });
-  const agentId = (await api(server.url, KEY, 'POST', '/agents', { name: 'A', instruction: 'Be brief.', model: 'echo' })).body.data.agent_id;
+  const agentId = (
+    await api(server.url, KEY, 'POST', '/agents', { name: 'A', instruction: 'Be brief.', model: 'echo' })
+  ).body.data.agent_id;
   const run = await fetch(`${server.url}/agents/${agentId}/run`, {
     method: 'POST',
     headers: { 'x-api-key': KEY, 'content-type': 'application/json', 'x-request-id': 'req-from-client-1' },
@@ -25,7 +27,11 @@ test('one JSON log line per request, with the request id the client saw; no key 
   await denied.text();
   await new Promise((resolve) => setTimeout(resolve, 300));
 
-  const lines = server.stderr().trim().split('\n').map((l) => JSON.parse(l) as Record<string, any>);
+  const lines = server
+    .stderr()
+    .trim()
+    .split('\n')
+    .map((l) => JSON.parse(l) as Record<string, any>);
   const runLine = lines.find((l) => l.request_id === 'req-from-client-1');
   expect(runLine).toMatchObject({
     level: 30,
@@ -40,12 +46,19 @@ test('one JSON log line per request, with the request id the client saw; no key 
   expect(deniedLine).toMatchObject({ msg: 'GET /api/v1/agents 401', res: { statusCode: 401 } });
   expect(deniedLine!.account).toBeUndefined();
   const all = server.stderr();
-  for (const secret of [KEY, 'a-wrong-key-0123456789', 'my secret input text', 'Echo: my secret']) expect(all).not.toContain(secret);
+  for (const secret of [KEY, 'a-wrong-key-0123456789', 'my secret input text', 'Echo: my secret'])
+    expect(all).not.toContain(secret);
 }, 30_000);
 
 test('with AGENTHOST_LOG_CONTENT a run line also holds its input and output; keys are still redacted', async () => {
-  const server = await startServer({ AGENTHOST_API_KEYS: `acme:${KEY}`, AGENTHOST_LOG_FORMAT: 'json', AGENTHOST_LOG_CONTENT: 'true' });
-  const agentId = (await api(server.url, KEY, 'POST', '/agents', { name: 'A', instruction: 'Be brief.', model: 'echo' })).body.data.agent_id;
+  const server = await startServer({
+    AGENTHOST_API_KEYS: `acme:${KEY}`,
+    AGENTHOST_LOG_FORMAT: 'json',
+    AGENTHOST_LOG_CONTENT: 'true',
+  });
+  const agentId = (
+    await api(server.url, KEY, 'POST', '/agents', { name: 'A', instruction: 'Be brief.', model: 'echo' })
+  ).body.data.agent_id;
   await api(server.url, KEY, 'POST', `/agents/${agentId}/run`, { input: 'logged on purpose' });
   await new Promise((resolve) => setTimeout(resolve, 300));
   const runLine = server
@@ -60,9 +73,18 @@ test('with AGENTHOST_LOG_CONTENT a run line also holds its input and output; key
 
 test('a provider that echoes secrets: its error line names provider, status and code, and no configured secret is logged', async () => {
   // Shaped like no known key format, so that only the configuration can tell that they are secrets.
-  const secrets = { OPENAI_API_KEY: 'openai-key-logging-0123456', TAVILY_API_KEY: 'search-key-logging-0123456', AGENTHOST_METRICS_TOKEN: 'metrics-token-logging-0123' };
+  const secrets = {
+    OPENAI_API_KEY: 'openai-key-logging-0123456',
+    TAVILY_API_KEY: 'search-key-logging-0123456',
+    AGENTHOST_METRICS_TOKEN: 'metrics-token-logging-0123',
+  };
   const echoed = `Incorrect API key provided: ${secrets.OPENAI_API_KEY}; search ${secrets.TAVILY_API_KEY}; metrics ${secrets.AGENTHOST_METRICS_TOKEN}; client ${KEY}`;
-  fake = await startFakeOpenAIServer({ reply: () => ({ status: 401, body: { error: { message: echoed, type: 'invalid_request_error', code: 'invalid_api_key' } } }) });
+  fake = await startFakeOpenAIServer({
+    reply: () => ({
+      status: 401,
+      body: { error: { message: echoed, type: 'invalid_request_error', code: 'invalid_api_key' } },
+    }),
+  });
   const server = await startServer({
     ...secrets,
     AGENTHOST_API_KEYS: `acme:${KEY}`,
@@ -72,15 +94,29 @@ test('a provider that echoes secrets: its error line names provider, status and 
     OPENAI_API: 'chat',
     OPENAI_MODELS: 'gpt-4o-mini',
   });
-  const agentId = (await api(server.url, KEY, 'POST', '/agents', { name: 'A', instruction: 'Be brief.', model: 'gpt-4o-mini' })).body.data.agent_id;
-  const run = await fetch(`${server.url}/agents/${agentId}/run`, { method: 'POST', headers: { 'x-api-key': KEY, 'content-type': 'application/json' }, body: JSON.stringify({ input: 'my private question' }) });
+  const agentId = (
+    await api(server.url, KEY, 'POST', '/agents', { name: 'A', instruction: 'Be brief.', model: 'gpt-4o-mini' })
+  ).body.data.agent_id;
+  const run = await fetch(`${server.url}/agents/${agentId}/run`, {
+    method: 'POST',
+    headers: { 'x-api-key': KEY, 'content-type': 'application/json' },
+    body: JSON.stringify({ input: 'my private question' }),
+  });
   expect(run.status).toBe(502);
   await run.text();
-  const streamed = await fetch(`${server.url}/agents/${agentId}/run`, { method: 'POST', headers: { 'x-api-key': KEY, 'content-type': 'application/json' }, body: JSON.stringify({ input: 'my private question', stream: true }) });
+  const streamed = await fetch(`${server.url}/agents/${agentId}/run`, {
+    method: 'POST',
+    headers: { 'x-api-key': KEY, 'content-type': 'application/json' },
+    body: JSON.stringify({ input: 'my private question', stream: true }),
+  });
   expect(await streamed.text()).toContain('event: error');
   await new Promise((resolve) => setTimeout(resolve, 300));
 
-  const lines = server.stderr().trim().split('\n').map((l) => JSON.parse(l) as Record<string, any>);
+  const lines = server
+    .stderr()
+    .trim()
+    .split('\n')
+    .map((l) => JSON.parse(l) as Record<string, any>);
   const line = (requestId: string | null) => ({
     level: 50,
     time: expect.any(Number),
@@ -94,12 +130,22 @@ test('a provider that echoes secrets: its error line names provider, status and 
       name: 'ProviderError',
       code: 'provider_error',
       message: 'The model provider failed to answer',
-      provider: { name: 'openai.chat', host: new URL(fake!.baseURL).host, status: 401, code: 'invalid_api_key', message: 'Incorrect API key provided: [redacted]; search [redacted]; metrics [redacted]; client [redacted]' },
+      provider: {
+        name: 'openai.chat',
+        host: new URL(fake!.baseURL).host,
+        status: 401,
+        code: 'invalid_api_key',
+        message: 'Incorrect API key provided: [redacted]; search [redacted]; metrics [redacted]; client [redacted]',
+      },
     },
     msg: 'The model provider failed to answer',
   });
-  expect(lines.filter((l) => l.err?.provider)).toStrictEqual([line(run.headers.get('x-request-id')), line(streamed.headers.get('x-request-id'))]);
-  for (const secret of [...Object.values(secrets), KEY, 'my private question', 'Be brief.', 'invalid_request_error']) expect(server.stderr()).not.toContain(secret);
+  expect(lines.filter((l) => l.err?.provider)).toStrictEqual([
+    line(run.headers.get('x-request-id')),
+    line(streamed.headers.get('x-request-id')),
+  ]);
+  for (const secret of [...Object.values(secrets), KEY, 'my private question', 'Be brief.', 'invalid_request_error'])
+    expect(server.stderr()).not.toContain(secret);
 }, 60_000);
 
 test('a storage connection error is logged with its secrets redacted', () => {
@@ -108,7 +154,10 @@ test('a storage connection error is logged with its secrets redacted', () => {
   log(new Error('connect to redis://:store-pass-0123@cache:6379 refused; auth token=abc'));
   log('Bearer abc.def.ghi-jkl store-pass-0123');
   expect(logged).toStrictEqual([
-    [{ err: 'Error: connect to redis://[redacted]@cache:6379 refused; auth token=[redacted]' }, 'Storage connection error'],
+    [
+      { err: 'Error: connect to redis://[redacted]@cache:6379 refused; auth token=[redacted]' },
+      'Storage connection error',
+    ],
     [{ err: 'Bearer [redacted] [redacted]' }, 'Storage connection error'],
   ]);
 });

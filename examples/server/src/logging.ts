@@ -1,18 +1,24 @@
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { redactSecrets } from '@agenthost/core';
-import { requestDetails, type ErrorLogger } from '@agenthost/express';
+import { type ErrorLogger, requestDetails } from '@agenthost/express';
 import type { Response } from 'express';
-import { pino, type Logger } from 'pino';
+import { type Logger, pino } from 'pino';
 import { pinoHttp } from 'pino-http';
 
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 
 /** The request's path as the client sent it (Express rewrites `url` inside mounted routers). */
-const path = (req: IncomingMessage) => ((req as IncomingMessage & { originalUrl?: string }).originalUrl ?? req.url ?? '').split('?')[0];
+const path = (req: IncomingMessage) =>
+  ((req as IncomingMessage & { originalUrl?: string }).originalUrl ?? req.url ?? '').split('?')[0];
 
 /** The paths that must never reach a log: keys, credentials, cookies. */
-export const REDACTED = ['req.headers["x-api-key"]', 'req.headers.authorization', 'req.headers.cookie', 'res.headers["set-cookie"]'];
+export const REDACTED = [
+  'req.headers["x-api-key"]',
+  'req.headers.authorization',
+  'req.headers.cookie',
+  'res.headers["set-cookie"]',
+];
 
 /**
  * `err` fields: the router logs errors already described and redacted, as plain objects, which pino's
@@ -23,7 +29,14 @@ const serializers = { err: (value: unknown) => (value instanceof Error ? pino.st
 /** The server's logger: JSON lines, or readable lines when `pretty` (a terminal). */
 export function createLogger(options: { level: string; pretty: boolean; destination?: NodeJS.WritableStream }): Logger {
   const base = { level: options.level, redact: { paths: REDACTED, censor: '[redacted]' }, serializers };
-  if (options.pretty) return pino({ ...base, transport: { target: 'pino-pretty', options: { colorize: true, translateTime: 'SYS:HH:MM:ss.l', destination: 2 } } });
+  if (options.pretty)
+    return pino({
+      ...base,
+      transport: {
+        target: 'pino-pretty',
+        options: { colorize: true, translateTime: 'SYS:HH:MM:ss.l', destination: 2 },
+      },
+    });
   return options.destination ? pino(base, options.destination as never) : pino(base);
 }
 
@@ -41,11 +54,22 @@ export function requestLogger(logger: Logger) {
     },
     customProps: (_req: IncomingMessage, res: ServerResponse) => requestDetails(res as Response),
     serializers: {
-      req: (req: { id: string; method: string; url: string; remoteAddress?: string; headers: Record<string, unknown> }) => ({
+      req: (req: {
+        id: string;
+        method: string;
+        url: string;
+        remoteAddress?: string;
+        headers: Record<string, unknown>;
+      }) => ({
         method: req.method,
         url: req.url,
         remoteAddress: req.remoteAddress,
-        headers: { 'user-agent': req.headers['user-agent'], 'x-api-key': req.headers['x-api-key'], authorization: req.headers.authorization, cookie: req.headers.cookie },
+        headers: {
+          'user-agent': req.headers['user-agent'],
+          'x-api-key': req.headers['x-api-key'],
+          authorization: req.headers.authorization,
+          cookie: req.headers.cookie,
+        },
       }),
       res: (res: { statusCode: number }) => ({ statusCode: res.statusCode }),
     },

@@ -3,7 +3,7 @@ import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { startFakeOpenAIServer } from '@agenthost/core/test';
 import { afterEach, beforeAll, describe, expect, test } from 'vitest';
-import { MAIN, api, killAll, runServer as run, startServer as start } from './test-process.js';
+import { api, killAll, MAIN, runServer as run, startServer as start } from './test-process.js';
 
 // These tests run the built server as users do (`pnpm test` builds first).
 const CHECK = fileURLToPath(new URL('../../../../shared/conformance/check.mjs', import.meta.url));
@@ -19,9 +19,17 @@ beforeAll(() => {
 describe('the standalone server', () => {
   test('passes the shared conformance check with two accounts', async () => {
     const server = await start({ AGENTHOST_API_KEYS: `alpha:${KEY_A},beta:${KEY_B}` });
-    expect(server.stdout()).toBe(`agenthost listening on ${server.url}\n  models (name them provider/model; all of them: GET /api/v1/models):\n    agenthost: echo\n  tools: calculator, datetime\n  reference: ${server.url.replace(/\/api\/v1$/, '')}/docs (OpenAPI at ${server.url}/openapi.json)\n  metrics: ${server.url.replace(/\/api\/v1$/, '')}/metrics\n  store: memory (agents and conversations last until the server stops)\n  keys: 2 configured, 0 issued (agenthost keys create --account <name>)\n`);
+    expect(server.stdout()).toBe(
+      `agenthost listening on ${server.url}\n  models (name them provider/model; all of them: GET /api/v1/models):\n    agenthost: echo\n  tools: calculator, datetime\n  reference: ${server.url.replace(/\/api\/v1$/, '')}/docs (OpenAPI at ${server.url}/openapi.json)\n  metrics: ${server.url.replace(/\/api\/v1$/, '')}/metrics\n  store: memory (agents and conversations last until the server stops)\n  keys: 2 configured, 0 issued (agenthost keys create --account <name>)\n`,
+    );
     const check = spawn(process.execPath, [CHECK], {
-      env: { PATH: process.env.PATH ?? '', BASE_URL: server.url.replace(/\/api\/v1$/, ''), KEY_A, KEY_B, MODEL: 'echo' },
+      env: {
+        PATH: process.env.PATH ?? '',
+        BASE_URL: server.url.replace(/\/api\/v1$/, ''),
+        KEY_A,
+        KEY_B,
+        MODEL: 'echo',
+      },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     let out = '';
@@ -39,7 +47,11 @@ describe('the standalone server', () => {
     expect(match).not.toBeNull();
     const key = match![1]!;
     expect(server.stdout().split(key)).toHaveLength(2);
-    const created = await api(server.url, key, 'POST', '/agents', { name: 'Dev', instruction: 'Be brief.', model: 'echo' });
+    const created = await api(server.url, key, 'POST', '/agents', {
+      name: 'Dev',
+      instruction: 'Be brief.',
+      model: 'echo',
+    });
     expect(created.status).toBe(200);
     const run = await api(server.url, key, 'POST', `/agents/${created.body.data.agent_id}/run`, { input: 'ping' });
     expect([run.status, run.body.data.output]).toStrictEqual([200, 'Echo: ping']);
@@ -48,17 +60,47 @@ describe('the standalone server', () => {
   test('runs agents on an OpenAI-compatible server named by OPENAI_BASE_URL', async () => {
     const fake = await startFakeOpenAIServer();
     try {
-      const server = await start({ AGENTHOST_API_KEYS: `alpha:${KEY_A}`, OPENAI_BASE_URL: fake.baseURL, OPENAI_MODELS: 'llama3.2' });
+      const server = await start({
+        AGENTHOST_API_KEYS: `alpha:${KEY_A}`,
+        OPENAI_BASE_URL: fake.baseURL,
+        OPENAI_MODELS: 'llama3.2',
+      });
       expect(server.stdout()).toContain('    agenthost: echo\n    openai: llama3.2\n');
-      const created = await api(server.url, KEY_A, 'POST', '/agents', { name: 'Local', instruction: 'Answer in one line.', model: 'llama3.2' });
-      const run = await api(server.url, KEY_A, 'POST', `/agents/${created.body.data.agent_id}/run`, { input: 'Hi there' });
+      const created = await api(server.url, KEY_A, 'POST', '/agents', {
+        name: 'Local',
+        instruction: 'Answer in one line.',
+        model: 'llama3.2',
+      });
+      const run = await api(server.url, KEY_A, 'POST', `/agents/${created.body.data.agent_id}/run`, {
+        input: 'Hi there',
+      });
       // The fake counts words plus one per message: (1+4) + (1+2) = 8 in; 'Reply to: Hi there' is 4 out.
       expect(run).toStrictEqual({
         status: 200,
-        body: { success: true, data: { output: 'Reply to: Hi there', session_id: run.body.data.session_id, metadata: { model: 'llama3.2', tool_used: null, tokens: { prompt: 8, completion: 4, total: 12 }, omitted_messages: 0 } }, status: 200 },
+        body: {
+          success: true,
+          data: {
+            output: 'Reply to: Hi there',
+            session_id: run.body.data.session_id,
+            metadata: {
+              model: 'llama3.2',
+              tool_used: null,
+              tokens: { prompt: 8, completion: 4, total: 12 },
+              omitted_messages: 0,
+            },
+          },
+          status: 200,
+        },
       });
       expect(fake.requests.map((r) => [r.api, r.model, r.messages])).toStrictEqual([
-        ['chat', 'llama3.2', [{ role: 'system', content: 'Answer in one line.' }, { role: 'user', content: 'Hi there' }]],
+        [
+          'chat',
+          'llama3.2',
+          [
+            { role: 'system', content: 'Answer in one line.' },
+            { role: 'user', content: 'Hi there' },
+          ],
+        ],
       ]);
     } finally {
       await fake.close();
@@ -69,12 +111,18 @@ describe('the standalone server', () => {
     const server = await start({ AGENTHOST_API_KEYS: `alpha:${KEY_A}` });
     server.child.kill('SIGTERM');
     expect(await server.exited).toBe(0);
-    expect(server.stdout()).toContain('agenthost: SIGTERM received, finishing in-flight requests (up to 25000 ms)\nagenthost: stopped\n');
+    expect(server.stdout()).toContain(
+      'agenthost: SIGTERM received, finishing in-flight requests (up to 25000 ms)\nagenthost: stopped\n',
+    );
     await expect(fetch(`${server.url}/agents`)).rejects.toThrow();
   });
 
   test('a bad setting exits 2 with a clear message and without echoing a key or the secret', async () => {
-    const r = run({ PORT: 'eighty', AGENTHOST_API_KEYS: 'alpha:tooshort', AGENTHOST_SECRET: 'secret-of-31-characters-exactly' });
+    const r = run({
+      PORT: 'eighty',
+      AGENTHOST_API_KEYS: 'alpha:tooshort',
+      AGENTHOST_SECRET: 'secret-of-31-characters-exactly',
+    });
     expect(await r.exited).toBe(2);
     expect(r.stderr()).toBe(
       'agenthost: invalid configuration:\n  - PORT: must be a number\n  - AGENTHOST_API_KEYS: entry 1 (account "alpha"): the key must be at least 16 characters\n  - AGENTHOST_SECRET: must be at least 32 characters\nRun with --help for the list of settings.\n',
@@ -85,9 +133,25 @@ describe('the standalone server', () => {
   test('--help lists the settings', async () => {
     const r = run({}, ['--help']);
     expect(await r.exited).toBe(0);
-    for (const name of ['PORT', 'HOST', 'AGENTHOST_API_KEYS', 'AGENTHOST_BODY_LIMIT', 'AGENTHOST_STORE', 'AGENTHOST_SECRET', 'AGENTHOST_RUN_WAIT_MS', 'OPENAI_API', 'OPENAI_MODELS', 'AGENTHOST_PROVIDERS']) {
+    for (const name of [
+      'PORT',
+      'HOST',
+      'AGENTHOST_API_KEYS',
+      'AGENTHOST_BODY_LIMIT',
+      'AGENTHOST_STORE',
+      'AGENTHOST_SECRET',
+      'AGENTHOST_RUN_WAIT_MS',
+      'OPENAI_API',
+      'OPENAI_MODELS',
+      'AGENTHOST_PROVIDERS',
+    ]) {
       expect(r.stdout()).toContain(`  ${name} `);
     }
-    for (const names of ['OPENAI_API_KEY, OPENAI_BASE_URL', 'ANTHROPIC_API_KEY, ANTHROPIC_BASE_URL', 'GOOGLE_GENERATIVE_AI_API_KEY, GOOGLE_GENERATIVE_AI_BASE_URL']) expect(r.stdout()).toContain(`  ${names}`);
+    for (const names of [
+      'OPENAI_API_KEY, OPENAI_BASE_URL',
+      'ANTHROPIC_API_KEY, ANTHROPIC_BASE_URL',
+      'GOOGLE_GENERATIVE_AI_API_KEY, GOOGLE_GENERATIVE_AI_BASE_URL',
+    ])
+      expect(r.stdout()).toContain(`  ${names}`);
   });
 });

@@ -1,11 +1,11 @@
 #!/usr/bin/env node
 import { redactSecrets } from '@agenthost/core';
-import { ConfigError, loadConfig } from './config.js';
+import { modelLines } from './banner.js';
+import { ConfigError, loadConfig, type ServerConfig } from './config.js';
 import { createLogger, requestLogger } from './logging.js';
 import { configuredSecrets } from './secrets.js';
-import { startTracing } from './tracing.js';
 import { startServer } from './server.js';
-import { modelLines } from './banner.js';
+import { startTracing } from './tracing.js';
 
 const HELP = `agenthost standalone server
 
@@ -70,7 +70,7 @@ if (process.argv.includes('--help') || process.argv.includes('-h')) {
   process.exit(0);
 }
 
-let config;
+let config: ServerConfig;
 try {
   config = loadConfig(process.env);
 } catch (error) {
@@ -82,23 +82,49 @@ try {
 }
 
 // Logs go to standard error, so standard output stays the server's own messages (the banner).
-const logger = createLogger({ level: config.logLevel, pretty: config.logFormat === 'pretty' || (config.logFormat === 'auto' && process.stderr.isTTY === true), destination: process.stderr });
+const logger = createLogger({
+  level: config.logLevel,
+  pretty: config.logFormat === 'pretty' || (config.logFormat === 'auto' && process.stderr.isTTY === true),
+  destination: process.stderr,
+});
 
 // Registered before anything traces, so every span goes to the exporter.
 const stopTracing = config.tracing ? startTracing() : undefined;
 
-const running = await startServer(config, { logger, requestLog: requestLogger(logger) }).catch((error: NodeJS.ErrnoException) => {
-  // A store or an MCP server that cannot be reached may quote its URL, credentials included.
-  const why = error.code === 'EADDRINUSE' ? `port ${config.port} on ${config.host} is already in use (set PORT)` : redactSecrets(error.message, { secrets: configuredSecrets(config) });
-  process.stderr.write(`agenthost: cannot start: ${why}\n`);
-  process.exit(1);
-});
+const running = await startServer(config, { logger, requestLog: requestLogger(logger) }).catch(
+  (error: NodeJS.ErrnoException) => {
+    // A store or an MCP server that cannot be reached may quote its URL, credentials included.
+    const why =
+      error.code === 'EADDRINUSE'
+        ? `port ${config.port} on ${config.host} is already in use (set PORT)`
+        : redactSecrets(error.message, { secrets: configuredSecrets(config) });
+    process.stderr.write(`agenthost: cannot start: ${why}\n`);
+    process.exit(1);
+  },
+);
 
-const lines = [`agenthost listening on ${running.url}`, ...modelLines(running.service.describeModels()), `  tools: ${running.tools.join(', ')}`, `  reference: ${running.url.replace(/\/api\/v1$/, '')}/docs (OpenAPI at ${running.url}/openapi.json)`,
-  ...(config.tracing ? [`  traces: OTLP/HTTP to ${process.env.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT ?? process.env.OTEL_EXPORTER_OTLP_ENDPOINT ?? 'http://localhost:4318'}`] : []),
-  ...(config.metrics ? [`  metrics: ${running.url.replace(/\/api\/v1$/, '')}/metrics${config.metricsToken ? ' (needs the metrics token)' : ''}`] : []), `  store: ${running.store.description}${storeNote(running.store.kind)}`];
-if (config.unsafeDisableLocks) lines.push('  WARNING: AGENTHOST_UNSAFE_DISABLE_LOCKS=true: servers sharing this store will lose writes');
-lines.push(`  keys: ${config.apiKeys?.length ?? 0} configured, ${running.managedKeyCount} issued (agenthost keys create --account <name>)`);
+const lines = [
+  `agenthost listening on ${running.url}`,
+  ...modelLines(running.service.describeModels()),
+  `  tools: ${running.tools.join(', ')}`,
+  `  reference: ${running.url.replace(/\/api\/v1$/, '')}/docs (OpenAPI at ${running.url}/openapi.json)`,
+  ...(config.tracing
+    ? [
+        `  traces: OTLP/HTTP to ${process.env.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT ?? process.env.OTEL_EXPORTER_OTLP_ENDPOINT ?? 'http://localhost:4318'}`,
+      ]
+    : []),
+  ...(config.metrics
+    ? [
+        `  metrics: ${running.url.replace(/\/api\/v1$/, '')}/metrics${config.metricsToken ? ' (needs the metrics token)' : ''}`,
+      ]
+    : []),
+  `  store: ${running.store.description}${storeNote(running.store.kind)}`,
+];
+if (config.unsafeDisableLocks)
+  lines.push('  WARNING: AGENTHOST_UNSAFE_DISABLE_LOCKS=true: servers sharing this store will lose writes');
+lines.push(
+  `  keys: ${config.apiKeys?.length ?? 0} configured, ${running.managedKeyCount} issued (agenthost keys create --account <name>)`,
+);
 if (running.devKey) {
   lines.push(
     `  development API key for account "${running.devKey.account}": ${running.devKey.key}`,
@@ -118,11 +144,16 @@ for (const signal of ['SIGINT', 'SIGTERM'] as const) {
   process.on(signal, () => {
     if (stopping) return;
     stopping = true;
-    process.stdout.write(`agenthost: ${signal} received, finishing in-flight requests (up to ${config.shutdownTimeoutMs} ms)\n`);
+    process.stdout.write(
+      `agenthost: ${signal} received, finishing in-flight requests (up to ${config.shutdownTimeoutMs} ms)\n`,
+    );
     running.close().then(
       async ({ aborted }) => {
         await stopTracing?.().catch(() => {});
-        if (aborted) process.stdout.write(`agenthost: aborted ${aborted} request(s) still running at the deadline; nothing of them was stored\n`);
+        if (aborted)
+          process.stdout.write(
+            `agenthost: aborted ${aborted} request(s) still running at the deadline; nothing of them was stored\n`,
+          );
         process.stdout.write('agenthost: stopped\n');
         process.exit(0);
       },

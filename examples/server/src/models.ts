@@ -1,4 +1,14 @@
-import { anthropicProvider, combineModels, compatibleProvider, echoModels, googleProvider, modelRegistry, openAIProvider, type ModelProvider, type NamedProvider } from '@agenthost/core';
+import {
+  anthropicProvider,
+  combineModels,
+  compatibleProvider,
+  echoModels,
+  googleProvider,
+  type ModelProvider,
+  modelRegistry,
+  type NamedProvider,
+  openAIProvider,
+} from '@agenthost/core';
 import type { ProvidersConfig } from './providers-config.js';
 
 /**
@@ -9,7 +19,14 @@ export function modelsFor(providers: ProvidersConfig): ModelProvider {
   const named: NamedProvider[] = [];
   if (providers.openai) {
     const { apiKey, baseURL, models, api } = providers.openai;
-    named.push(openAIProvider({ apiKey: apiKey ?? 'not-needed', ...(baseURL && { baseURL }), ...(models && { models }), api: api ?? (baseURL && !apiKey ? 'chat' : 'responses') }));
+    named.push(
+      openAIProvider({
+        apiKey: apiKey ?? 'not-needed',
+        ...(baseURL && { baseURL }),
+        ...(models && { models }),
+        api: api ?? (baseURL && !apiKey ? 'chat' : 'responses'),
+      }),
+    );
   }
   if (providers.anthropic) named.push(anthropicProvider(providers.anthropic));
   if (providers.google) named.push(googleProvider(providers.google));

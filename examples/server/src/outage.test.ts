@@ -1,11 +1,11 @@
-import { spawn, type ChildProcess } from 'node:child_process';
+import { type ChildProcess, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, expect, test } from 'vitest';
-import { api, killAll, startServer, type ApiResult } from './test-process.js';
+import { type ApiResult, api, killAll, startServer } from './test-process.js';
 
 // A Redis of the test's own (its own port and data directory), so stopping it disturbs nothing else.
 afterEach(killAll);
@@ -29,9 +29,28 @@ async function freePort(): Promise<number> {
 
 async function startRedis(port: number): Promise<ChildProcess> {
   // Every acknowledged write is on disk before the reply, so a restart keeps whatever was confirmed.
-  const child = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--dir', dir, '--appendonly', 'yes', '--appendfsync', 'always', '--save', ''], { stdio: 'ignore' });
+  const child = spawn(
+    'redis-server',
+    [
+      '--port',
+      String(port),
+      '--bind',
+      '127.0.0.1',
+      '--dir',
+      dir,
+      '--appendonly',
+      'yes',
+      '--appendfsync',
+      'always',
+      '--save',
+      '',
+    ],
+    { stdio: 'ignore' },
+  );
   for (let i = 0; i < 100; i++) {
-    const probe = await fetch(`http://127.0.0.1:${port}`).catch((e: Error & { cause?: { code?: string } }) => e.cause?.code);
+    const probe = await fetch(`http://127.0.0.1:${port}`).catch(
+      (e: Error & { cause?: { code?: string } }) => e.cause?.code,
+    );
     if (probe !== 'ECONNREFUSED') return child;
     await sleep(50);
   }
@@ -43,8 +62,16 @@ test('Redis stopped under load: 503s while down, no crash, no unstored 2xx, back
   redis = await startRedis(port);
   const account = `acct-${randomBytes(6).toString('hex')}`;
   // Rate limiting stays on (its counters live in the same Redis) at a limit this load cannot reach.
-  const server = await startServer({ AGENTHOST_STORE: `redis://127.0.0.1:${port}`, AGENTHOST_API_KEYS: `${account}:${KEY}`, AGENTHOST_RATE_LIMIT: '1000000' });
-  const { body } = await api(server.url, KEY, 'POST', '/agents', { name: 'steady', instruction: 'Be brief.', model: 'echo' });
+  const server = await startServer({
+    AGENTHOST_STORE: `redis://127.0.0.1:${port}`,
+    AGENTHOST_API_KEYS: `${account}:${KEY}`,
+    AGENTHOST_RATE_LIMIT: '1000000',
+  });
+  const { body } = await api(server.url, KEY, 'POST', '/agents', {
+    name: 'steady',
+    instruction: 'Be brief.',
+    model: 'echo',
+  });
   const agentId = body.data.agent_id as string;
 
   const confirmed: string[] = [];
@@ -99,7 +126,9 @@ test('Redis stopped under load: 503s while down, no crash, no unstored 2xx, back
   expect(Math.max(...results.map((r) => r.ms))).toBeLessThan(8_000);
   expect(results.filter((r) => r.phase === 'back').every((r) => r.status === 200)).toBe(true);
   // Every create that answered 200 is stored.
-  const listed = new Set(((await api(server.url, KEY, 'GET', '/agents')).body.data as { agent_id: string }[]).map((a) => a.agent_id));
+  const listed = new Set(
+    ((await api(server.url, KEY, 'GET', '/agents')).body.data as { agent_id: string }[]).map((a) => a.agent_id),
+  );
   expect(confirmed.filter((id) => !listed.has(id))).toStrictEqual([]);
   expect(confirmed.length).toBeGreaterThan(5);
 }, 60_000);

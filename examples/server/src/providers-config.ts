@@ -25,7 +25,6 @@ const BUILT_IN = ['openai', 'anthropic', 'google'] as const;
 type BuiltIn = (typeof BUILT_IN)[number];
 const isBuiltIn = (name: string): name is BuiltIn => (BUILT_IN as readonly string[]).includes(name);
 
-
 const entry = z.strictObject({
   baseURL: httpUrl.optional(),
   apiKey: z.string().min(1).optional(),
@@ -37,9 +36,17 @@ const providersJson = jsonText('{"ollama": {"baseURL": "http://127.0.0.1:11434/v
   z.record(z.string(), entry).superRefine((providers, ctx) => {
     for (const [name, settings] of Object.entries(providers)) {
       if (!PROVIDER_NAME.test(name) || name === 'agenthost') {
-        ctx.addIssue({ code: 'custom', path: [name], message: 'provider names are 1-32 of a-z, 0-9, "-", "_" (and not "agenthost")' });
+        ctx.addIssue({
+          code: 'custom',
+          path: [name],
+          message: 'provider names are 1-32 of a-z, 0-9, "-", "_" (and not "agenthost")',
+        });
       } else if (!isBuiltIn(name) && !settings.baseURL) {
-        ctx.addIssue({ code: 'custom', path: [name, 'baseURL'], message: 'an OpenAI-compatible endpoint needs its baseURL' });
+        ctx.addIssue({
+          code: 'custom',
+          path: [name, 'baseURL'],
+          message: 'an OpenAI-compatible endpoint needs its baseURL',
+        });
       } else if (settings.api && name !== 'openai') {
         ctx.addIssue({ code: 'custom', path: [name, 'api'], message: 'api applies to openai only' });
       }
@@ -62,7 +69,11 @@ const envSchema = z.object({
 });
 
 /** A provider from its usual variables, when its key (or, for OpenAI, its base URL) is set. */
-function fromEnv(apiKey: string | undefined, baseURL: string | undefined, models: string[] | undefined): ProviderEntry | undefined {
+function fromEnv(
+  apiKey: string | undefined,
+  baseURL: string | undefined,
+  models: string[] | undefined,
+): ProviderEntry | undefined {
   if (!apiKey && !baseURL) return undefined;
   return { ...(apiKey && { apiKey }), ...(baseURL && { baseURL }), ...(models?.length && { models }) };
 }
@@ -70,8 +81,12 @@ function fromEnv(apiKey: string | undefined, baseURL: string | undefined, models
 /** Anthropic and Google refuse every call without a key: a base URL alone is a mistake to name now. */
 function keyless(providers: ProvidersConfig): string[] {
   const problems: string[] = [];
-  if (providers.anthropic && !providers.anthropic.apiKey) problems.push('ANTHROPIC_BASE_URL: needs ANTHROPIC_API_KEY too (any value, when a gateway holds the key)');
-  if (providers.google && !providers.google.apiKey) problems.push('GOOGLE_GENERATIVE_AI_BASE_URL: needs GOOGLE_GENERATIVE_AI_API_KEY too (any value, when a gateway holds the key)');
+  if (providers.anthropic && !providers.anthropic.apiKey)
+    problems.push('ANTHROPIC_BASE_URL: needs ANTHROPIC_API_KEY too (any value, when a gateway holds the key)');
+  if (providers.google && !providers.google.apiKey)
+    problems.push(
+      'GOOGLE_GENERATIVE_AI_BASE_URL: needs GOOGLE_GENERATIVE_AI_API_KEY too (any value, when a gateway holds the key)',
+    );
   return problems;
 }
 
@@ -83,9 +98,12 @@ function keyless(providers: ProvidersConfig): string[] {
  * can also set a built-in provider's fields.
  * @returns the providers, or one problem line per bad variable.
  */
-export function readProviders(env: Record<string, string | undefined>): { providers: ProvidersConfig } | { problems: string[] } {
+export function readProviders(
+  env: Record<string, string | undefined>,
+): { providers: ProvidersConfig } | { problems: string[] } {
   const parsed = envSchema.safeParse(env);
-  if (!parsed.success) return { problems: parsed.error.issues.map((issue) => `${issue.path.join('.')}: ${issue.message}`) };
+  if (!parsed.success)
+    return { problems: parsed.error.issues.map((issue) => `${issue.path.join('.')}: ${issue.message}`) };
   const e = parsed.data;
   const providers: ProvidersConfig = { compatible: {} };
   const openai = fromEnv(e.OPENAI_API_KEY, e.OPENAI_BASE_URL, e.OPENAI_MODELS);

@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { afterAll, afterEach, expect, test } from 'vitest';
-import { REDIS_URL, clearRedis, runNamespace } from '../../../packages/storage/src/test-services.js';
+import { clearRedis, REDIS_URL, runNamespace } from '../../../packages/storage/src/test-services.js';
 import { killAll, startServer } from './test-process.js';
 
 afterEach(killAll);
@@ -9,7 +9,12 @@ afterAll(() => clearRedis(namespace));
 
 test("two servers on one Redis hold a key's rate limit together", async () => {
   const key = `key-${randomBytes(12).toString('hex')}`;
-  const env = { AGENTHOST_STORE: REDIS_URL, AGENTHOST_STORE_NAMESPACE: namespace, AGENTHOST_API_KEYS: `acme:${key}`, AGENTHOST_RATE_LIMIT: '100' };
+  const env = {
+    AGENTHOST_STORE: REDIS_URL,
+    AGENTHOST_STORE_NAMESPACE: namespace,
+    AGENTHOST_API_KEYS: `acme:${key}`,
+    AGENTHOST_RATE_LIMIT: '100',
+  };
   const servers = await Promise.all([startServer(env), startServer(env)]);
   const statuses: number[] = [];
   let next = 0;

@@ -1,7 +1,7 @@
 import express from 'express';
 import request from 'supertest';
 import { describe, expect, test } from 'vitest';
-import { REFERENCE_SCRIPT_PATH, mountReferencePage } from './reference-page.js';
+import { mountReferencePage, REFERENCE_SCRIPT_PATH } from './reference-page.js';
 
 const SPEC_URL = '/api/v1/openapi.json';
 
@@ -23,7 +23,10 @@ describe('the reference page', () => {
     const sources = [...page.text.matchAll(/<script[^>]*\bsrc="([^"]+)"/g)].map((m) => m[1]);
     expect(sources).toStrictEqual([REFERENCE_SCRIPT_PATH]);
     const script = await request(host).get(sources[0]!);
-    expect([script.status, script.headers['content-type']]).toStrictEqual([200, 'application/javascript; charset=utf-8']);
+    expect([script.status, script.headers['content-type']]).toStrictEqual([
+      200,
+      'application/javascript; charset=utf-8',
+    ]);
     const body = script.text;
     expect(body.length).toBeGreaterThan(100_000);
     // The browser build registers the global the page calls.

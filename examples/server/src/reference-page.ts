@@ -17,7 +17,8 @@ function browserBuild(): { root: string; file: string } {
   // The package exports no path to it, so it is found beside the package's entry point.
   const entry = createRequire(import.meta.url).resolve('@scalar/api-reference');
   const root = join(dirname(entry), 'browser');
-  if (!existsSync(join(root, 'standalone.js'))) throw new Error(`mountReferencePage: @scalar/api-reference has no browser build in ${root}`);
+  if (!existsSync(join(root, 'standalone.js')))
+    throw new Error(`mountReferencePage: @scalar/api-reference has no browser build in ${root}`);
   return { root, file: 'standalone.js' };
 }
 
@@ -52,7 +53,13 @@ export function mountReferencePage(app: express.Express, specUrl: string): void 
   // Nothing that reaches Scalar's services: no telemetry, web fonts, hosted developer tools (share,
   // deploy), MCP generator or AI chat. The bundle reads `agent.disabled`, which the configuration
   // types of this version do not declare yet; without it the page offers the chat on localhost.
-  const offline = { telemetry: false, withDefaultFonts: false, showDeveloperTools: 'never' as const, mcp: { disabled: true }, agent: { disabled: true } };
+  const offline = {
+    telemetry: false,
+    withDefaultFonts: false,
+    showDeveloperTools: 'never' as const,
+    mcp: { disabled: true },
+    agent: { disabled: true },
+  };
   app.get(
     REFERENCE_PAGE_PATH,
     apiReference({

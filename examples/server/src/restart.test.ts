@@ -3,7 +3,13 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, describe, expect, test } from 'vitest';
-import { DATABASE_URL, REDIS_URL, clearPostgres, clearRedis, runNamespace } from '../../../packages/storage/src/test-services.js';
+import {
+  clearPostgres,
+  clearRedis,
+  DATABASE_URL,
+  REDIS_URL,
+  runNamespace,
+} from '../../../packages/storage/src/test-services.js';
 import { api, killAll, startServer } from './test-process.js';
 
 afterEach(killAll);
@@ -24,10 +30,18 @@ describe.each([
 ])('a %s-backed server killed with SIGKILL', (_name, store) => {
   test('comes back with every agent and conversation, and conversations continue', async () => {
     const account = `acct-${randomBytes(6).toString('hex')}`;
-    const env = { AGENTHOST_STORE: store, AGENTHOST_STORE_NAMESPACE: namespace, AGENTHOST_API_KEYS: `${account}:${KEY}` };
+    const env = {
+      AGENTHOST_STORE: store,
+      AGENTHOST_STORE_NAMESPACE: namespace,
+      AGENTHOST_API_KEYS: `${account}:${KEY}`,
+    };
 
     const before = await startServer(env);
-    const created = await Promise.all([1, 2, 3].map((i) => api(before.url, KEY, 'POST', '/agents', { name: `agent ${i}`, instruction: 'Be brief.', model: 'echo' })));
+    const created = await Promise.all(
+      [1, 2, 3].map((i) =>
+        api(before.url, KEY, 'POST', '/agents', { name: `agent ${i}`, instruction: 'Be brief.', model: 'echo' }),
+      ),
+    );
     const agentId = created[0]!.body.data.agent_id as string;
     const first = await api(before.url, KEY, 'POST', `/agents/${agentId}/run`, { input: 'one', session_id: 'kept' });
     const second = await api(before.url, KEY, 'POST', `/agents/${agentId}/run`, { input: 'two', session_id: 'kept' });

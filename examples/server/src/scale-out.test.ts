@@ -1,8 +1,14 @@
 import { randomBytes } from 'node:crypto';
 import { openStore } from '@agenthost/storage';
 import { afterAll, afterEach, describe, expect, test } from 'vitest';
-import { DATABASE_URL, REDIS_URL, clearPostgres, clearRedis, runNamespace } from '../../../packages/storage/src/test-services.js';
-import { api, killAll, startServer, type StartedServer } from './test-process.js';
+import {
+  clearPostgres,
+  clearRedis,
+  DATABASE_URL,
+  REDIS_URL,
+  runNamespace,
+} from '../../../packages/storage/src/test-services.js';
+import { api, killAll, type StartedServer, startServer } from './test-process.js';
 
 // Several servers behind a load balancer, sharing one Redis or one Postgres: nothing may be lost.
 afterEach(killAll);
@@ -22,17 +28,28 @@ interface Outcome {
 /** Spreads 200 creates and then 50 runs of one session over two servers, and reads back what was kept. */
 async function load(store: string, namespace: string, extraEnv: Record<string, string> = {}): Promise<Outcome> {
   const account = `acct-${randomBytes(6).toString('hex')}`;
-  const env = { AGENTHOST_STORE: store, AGENTHOST_STORE_NAMESPACE: namespace, AGENTHOST_API_KEYS: `${account}:${KEY}`, ...extraEnv };
+  const env = {
+    AGENTHOST_STORE: store,
+    AGENTHOST_STORE_NAMESPACE: namespace,
+    AGENTHOST_API_KEYS: `${account}:${KEY}`,
+    ...extraEnv,
+  };
   const servers: StartedServer[] = await Promise.all([startServer(env), startServer(env)]);
   const on = (i: number) => servers[i % 2]!.url;
 
   const creates = await Promise.all(range(200).map((i) => api(on(i), KEY, 'POST', '/agents', agentBody(i))));
   expect(creates.map((r) => r.status)).toStrictEqual(range(200).map(() => 200));
   const created = creates.map((r) => r.body.data.agent_id as string);
-  const listed = await Promise.all(servers.map(async (s) => (await api(s.url, KEY, 'GET', '/agents')).body.data.length as number));
+  const listed = await Promise.all(
+    servers.map(async (s) => (await api(s.url, KEY, 'GET', '/agents')).body.data.length as number),
+  );
 
   const agentId = created[0]!;
-  const runs = await Promise.all(range(50).map((i) => api(on(i), KEY, 'POST', `/agents/${agentId}/run`, { input: `run ${i}`, session_id: 'shared-session' })));
+  const runs = await Promise.all(
+    range(50).map((i) =>
+      api(on(i), KEY, 'POST', `/agents/${agentId}/run`, { input: `run ${i}`, session_id: 'shared-session' }),
+    ),
+  );
   const opened = await openStore(store, { namespace });
   try {
     const history = await opened.store.readMessages({ accountId: account, agentId, sessionId: 'shared-session' });
@@ -86,6 +103,9 @@ describe.each([
     const outcome = await load(store, namespace, { AGENTHOST_UNSAFE_DISABLE_LOCKS: 'true' });
     const lostAgents = outcome.listed.some((n) => n < 200);
     const lostTurns = !wholeTurns(outcome.history);
-    expect({ lostAgents, lostTurns, listed: outcome.listed, messages: outcome.history.length }).toMatchObject({ lostAgents: true, lostTurns: true });
+    expect({ lostAgents, lostTurns, listed: outcome.listed, messages: outcome.history.length }).toMatchObject({
+      lostAgents: true,
+      lostTurns: true,
+    });
   }, 120_000);
 });

@@ -9,7 +9,9 @@ test('every secret of the configuration, once each', () => {
     OPENAI_BASE_URL: 'https://proxy:pr%40xy-pass@llm.internal/v1',
     ANTHROPIC_API_KEY: 'sk-ant-key',
     GOOGLE_GENERATIVE_AI_API_KEY: 'AIza-key',
-    AGENTHOST_PROVIDERS: JSON.stringify({ gateway: { baseURL: 'https://gw:gw-pass@llm.example/v1', apiKey: 'gw-key' } }),
+    AGENTHOST_PROVIDERS: JSON.stringify({
+      gateway: { baseURL: 'https://gw:gw-pass@llm.example/v1', apiKey: 'gw-key' },
+    }),
     TAVILY_API_KEY: 'tvly-key',
     AGENTHOST_METRICS_TOKEN: 'metrics-token-0123456789',
     AGENTHOST_STORE: 'redis://:store-pass@cache:6379',

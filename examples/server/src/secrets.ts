@@ -30,7 +30,9 @@ function mcpSecrets(server: ServerConfig['mcpServers'][string]): string[] {
 
 /** Every configured model provider's settings. */
 function providerEntries({ providers }: ServerConfig): ProviderEntry[] {
-  return [providers.openai, providers.anthropic, providers.google, ...Object.values(providers.compatible)].filter((entry): entry is ProviderEntry => entry !== undefined);
+  return [providers.openai, providers.anthropic, providers.google, ...Object.values(providers.compatible)].filter(
+    (entry): entry is ProviderEntry => entry !== undefined,
+  );
 }
 
 /**

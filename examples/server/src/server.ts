@@ -1,17 +1,34 @@
 import { randomBytes } from 'node:crypto';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { OpenTelemetry } from '@ai-sdk/otel';
 import { AgentService, ApiKeyService } from '@agenthost/core';
-import { anyKey, answerClientErrors, createAgentRouter, createHealthRouter, createMetrics, metricsHandler, type AgentMetrics, type HealthOptions, failure, managedKeys, serialize, staticKeys, type ErrorLogger, type IdempotencyOptions, type KeyResolver, type RateLimitOptions } from '@agenthost/express';
-import { RedisStore } from 'rate-limit-redis';
-import { loadDeploymentSecret, openStore, type OpenedStore } from '@agenthost/storage';
-import { builtinTools, combineTools, mcpTools, type McpToolProvider } from '@agenthost/tools';
+import {
+  type AgentMetrics,
+  answerClientErrors,
+  anyKey,
+  createAgentRouter,
+  createHealthRouter,
+  createMetrics,
+  type ErrorLogger,
+  failure,
+  type HealthOptions,
+  type IdempotencyOptions,
+  type KeyResolver,
+  managedKeys,
+  metricsHandler,
+  type RateLimitOptions,
+  serialize,
+  staticKeys,
+} from '@agenthost/express';
+import { loadDeploymentSecret, type OpenedStore, openStore } from '@agenthost/storage';
+import { builtinTools, combineTools, type McpToolProvider, mcpTools } from '@agenthost/tools';
+import { OpenTelemetry } from '@ai-sdk/otel';
 import cors from 'cors';
 import express from 'express';
+import { RedisStore } from 'rate-limit-redis';
 import type { KeyEntry, ServerConfig } from './config.js';
-import { modelsFor } from './models.js';
 import { storageErrorLog } from './logging.js';
+import { modelsFor } from './models.js';
 import { mountReferencePage } from './reference-page.js';
 import { configuredSecrets } from './secrets.js';
 
@@ -72,14 +89,26 @@ export function createApp(
   if (options.requestLog) app.use(options.requestLog);
   // Liveness and readiness, outside the API and its keys.
   if (options.health) app.use(createHealthRouter(options.health));
-  if (options.metrics) app.get('/metrics', metricsHandler(options.metrics.metrics, options.metrics.token ? { token: options.metrics.token } : {}));
+  if (options.metrics)
+    app.get(
+      '/metrics',
+      metricsHandler(options.metrics.metrics, options.metrics.token ? { token: options.metrics.token } : {}),
+    );
   // CORS is off unless origins are configured: then only those origins' browsers may call the API.
   if (options.corsOrigins?.length) {
     app.use(
       cors({
         origin: options.corsOrigins.includes('*') ? '*' : options.corsOrigins,
         allowedHeaders: ['content-type', 'x-api-key', 'idempotency-key', 'x-request-id'],
-        exposedHeaders: ['x-request-id', 'x-next-cursor', 'link', 'retry-after', 'ratelimit', 'ratelimit-policy', 'idempotent-replayed'],
+        exposedHeaders: [
+          'x-request-id',
+          'x-next-cursor',
+          'link',
+          'retry-after',
+          'ratelimit',
+          'ratelimit-policy',
+          'idempotent-replayed',
+        ],
         maxAge: 600,
       }),
     );
@@ -99,11 +128,25 @@ export function createApp(
   // The interactive API reference, over the document the router serves.
   mountReferencePage(app, '/api/v1/openapi.json');
   app.use(function notFound(req, res) {
-    res.status(404).type('application/json; charset=utf-8').send(serialize(failure(404, `Route not found: ${req.method} ${req.path}`).body, req.query?.pretty === 'true'));
+    res
+      .status(404)
+      .type('application/json; charset=utf-8')
+      .send(serialize(failure(404, `Route not found: ${req.method} ${req.path}`).body, req.query?.pretty === 'true'));
   });
-  app.use(function lastResort(error: unknown, _req: express.Request, res: express.Response, _next: express.NextFunction) {
-    const status = typeof (error as { status?: unknown })?.status === 'number' && (error as { status: number }).status < 500 ? (error as { status: number }).status : 500;
-    res.status(status).type('application/json; charset=utf-8').send(serialize(failure(status, status === 500 ? 'Internal server error' : 'Bad request').body, false));
+  app.use(function lastResort(
+    error: unknown,
+    _req: express.Request,
+    res: express.Response,
+    _next: express.NextFunction,
+  ) {
+    const status =
+      typeof (error as { status?: unknown })?.status === 'number' && (error as { status: number }).status < 500
+        ? (error as { status: number }).status
+        : 500;
+    res
+      .status(status)
+      .type('application/json; charset=utf-8')
+      .send(serialize(failure(status, status === 500 ? 'Internal server error' : 'Bad request').body, false));
   });
   return app;
 }
@@ -114,16 +157,29 @@ export function createApp(
  * turns it off and checks here instead.
  */
 function hostRequired(req: express.Request, res: express.Response, next: express.NextFunction): void {
-  if (req.httpVersion !== '1.1' || req.headers.host !== undefined) return next();
+  if (req.httpVersion !== '1.1' || req.headers.host !== undefined) {
+    next();
+    return;
+  }
   const body = serialize(failure(400, 'Bad request: an HTTP/1.1 request needs a Host header').body, false);
-  res.writeHead(400, { 'Content-Type': 'application/json; charset=utf-8', 'Content-Length': Buffer.byteLength(body), 'Cache-Control': 'no-store', Connection: 'close' }).end(body);
+  res
+    .writeHead(400, {
+      'Content-Type': 'application/json; charset=utf-8',
+      'Content-Length': Buffer.byteLength(body),
+      'Cache-Control': 'no-store',
+      Connection: 'close',
+    })
+    .end(body);
 }
 
 /**
  * The deployment secret (configured, else the one kept in the store, made there on first start), the
  * managed keys hashed under it, and how many of those are not revoked.
  */
-async function openKeys(config: ServerConfig, store: OpenedStore): Promise<{ secret: string; keys: ApiKeyService; managedKeyCount: number }> {
+async function openKeys(
+  config: ServerConfig,
+  store: OpenedStore,
+): Promise<{ secret: string; keys: ApiKeyService; managedKeyCount: number }> {
   const secret = config.secret ?? (await loadDeploymentSecret(store.store));
   const keys = new ApiKeyService({ store: store.store, secret });
   const managedKeyCount = (await keys.listKeys()).filter((k) => !k.revoked_at).length;
@@ -131,7 +187,10 @@ async function openKeys(config: ServerConfig, store: OpenedStore): Promise<{ sec
 }
 
 /** Starts the standalone server and resolves once it is listening. */
-export async function startServer(config: ServerConfig, options: { logger?: ErrorLogger; requestLog?: express.RequestHandler } = {}): Promise<RunningServer> {
+export async function startServer(
+  config: ServerConfig,
+  options: { logger?: ErrorLogger; requestLog?: express.RequestHandler } = {},
+): Promise<RunningServer> {
   // Every secret of the configuration, and the development key once it is made: no log may hold one.
   const secrets = configuredSecrets(config);
   const store = await openStore(config.store, {
@@ -150,12 +209,17 @@ export async function startServer(config: ServerConfig, options: { logger?: Erro
     await store.close().catch(() => {});
     throw error;
   }
-  const tools = combineTools(builtinTools({ tavilyApiKey: config.tavilyApiKey, tavilyBaseURL: config.tavilyBaseURL }), ...(mcp ? [mcp] : []));
+  const tools = combineTools(
+    builtinTools({ tavilyApiKey: config.tavilyApiKey, tavilyBaseURL: config.tavilyBaseURL }),
+    ...(mcp ? [mcp] : []),
+  );
   const { limits } = config;
   const metrics = config.metrics ? createMetrics() : undefined;
   const service = new AgentService({
     ...(metrics && { onRunFinished: (observation) => metrics.observeRun(observation) }),
-    ...(config.tracing && { telemetry: { enabled: true, recordContent: config.traceContent, integrations: [new OpenTelemetry()] } }),
+    ...(config.tracing && {
+      telemetry: { enabled: true, recordContent: config.traceContent, integrations: [new OpenTelemetry()] },
+    }),
     store: store.store,
     models,
     tools,
@@ -176,7 +240,10 @@ export async function startServer(config: ServerConfig, options: { logger?: Erro
   }
   const { keys, managedKeyCount, secret } = opened;
   // A development key only when nobody has any other way in.
-  const devKey = config.apiKeys || managedKeyCount > 0 ? undefined : { account: 'default', key: `ah_dev_${randomBytes(24).toString('base64url')}` };
+  const devKey =
+    config.apiKeys || managedKeyCount > 0
+      ? undefined
+      : { account: 'default', key: `ah_dev_${randomBytes(24).toString('base64url')}` };
   if (devKey) secrets.push(devKey.key);
   const configured = config.apiKeys ?? (devKey ? [devKey] : []);
   const resolveKey = configured.length ? anyKey(staticKeys(configured), managedKeys(keys)) : managedKeys(keys);
@@ -198,7 +265,11 @@ export async function startServer(config: ServerConfig, options: { logger?: Erro
       ...(config.authFailureLimit > 0 && { failedAuth: { limit: config.authFailureLimit, windowMs: 15 * 60_000 } }),
       // On Redis the counters are shared, so a key's limit holds across every server.
       ...(store.redisCommand && {
-        store: (limiter: 'key' | 'auth') => new RedisStore({ sendCommand: (...args: string[]) => store.redisCommand!(args) as never, prefix: `${config.storeNamespace}:ratelimit:${limiter}:` }),
+        store: (limiter: 'key' | 'auth') =>
+          new RedisStore({
+            sendCommand: (...args: string[]) => store.redisCommand!(args) as never,
+            prefix: `${config.storeNamespace}:ratelimit:${limiter}:`,
+          }),
       }),
     },
     ...(options.logger && { logger: options.logger }),
@@ -220,7 +291,12 @@ export async function startServer(config: ServerConfig, options: { logger?: Erro
   // too slow) answer with envelopes; the Host check is made by `hostRequired` for the same reason.
   const server = answerClientErrors(
     createServer(
-      { headersTimeout: config.headersTimeoutMs, requestTimeout: config.requestTimeoutMs, connectionsCheckingInterval: 1_000, requireHostHeader: false },
+      {
+        headersTimeout: config.headersTimeoutMs,
+        requestTimeout: config.requestTimeoutMs,
+        connectionsCheckingInterval: 1_000,
+        requireHostHeader: false,
+      },
       outer,
     ),
   ).listen(config.port, config.host);
@@ -256,7 +332,9 @@ export async function startServer(config: ServerConfig, options: { logger?: Erro
       });
       let aborted = 0;
       let timer: NodeJS.Timeout | undefined;
-      const deadline = new Promise<'deadline'>((resolve) => (timer = setTimeout(() => resolve('deadline'), deadlineMs)));
+      const deadline = new Promise<'deadline'>(
+        (resolve) => (timer = setTimeout(() => resolve('deadline'), deadlineMs)),
+      );
       if ((await Promise.race([drained, deadline])) === 'deadline') {
         aborted = inFlight;
         // Cutting the connections aborts their runs: a run stores its turn only if its model call finished.

@@ -1,7 +1,7 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { startFakeOpenAIServer, type FakeOpenAIServer } from '@agenthost/core/test';
+import { type FakeOpenAIServer, startFakeOpenAIServer } from '@agenthost/core/test';
 import { openStore } from '@agenthost/storage';
 import { afterAll, afterEach, beforeEach, expect, test } from 'vitest';
 import { api, killAll, startServer } from './test-process.js';
@@ -27,8 +27,16 @@ afterEach(async () => {
 afterAll(() => rm(dir, { recursive: true, force: true }));
 
 async function setup(store: string, extra: Record<string, string> = {}) {
-  const server = await startServer({ AGENTHOST_API_KEYS: `acme:${KEY}`, AGENTHOST_STORE: store, OPENAI_BASE_URL: fake.baseURL, OPENAI_MODELS: 'slow-model', ...extra });
-  const agentId = (await api(server.url, KEY, 'POST', '/agents', { name: 'Slow', instruction: 'Take your time.', model: 'slow-model' })).body.data.agent_id as string;
+  const server = await startServer({
+    AGENTHOST_API_KEYS: `acme:${KEY}`,
+    AGENTHOST_STORE: store,
+    OPENAI_BASE_URL: fake.baseURL,
+    OPENAI_MODELS: 'slow-model',
+    ...extra,
+  });
+  const agentId = (
+    await api(server.url, KEY, 'POST', '/agents', { name: 'Slow', instruction: 'Take your time.', model: 'slow-model' })
+  ).body.data.agent_id as string;
   return { server, agentId };
 }
 
@@ -38,7 +46,9 @@ test('SIGTERM lets 20 slow runs finish and store their turns, refuses new connec
   const origin = server.url.replace(/\/api\/v1$/, '');
   expect((await fetch(`${origin}/readyz`)).status).toBe(200);
   delayMs = 1_500;
-  const runs = Array.from({ length: 20 }, (_, i) => api(server.url, KEY, 'POST', `/agents/${agentId}/run`, { input: `run ${i}`, session_id: `s${i}` }));
+  const runs = Array.from({ length: 20 }, (_, i) =>
+    api(server.url, KEY, 'POST', `/agents/${agentId}/run`, { input: `run ${i}`, session_id: `s${i}` }),
+  );
   for (let i = 0; i < 100 && fake.requests.length < 20; i++) await sleep(20);
   expect(fake.requests.length).toBe(20);
   server.child.kill('SIGTERM');
@@ -51,7 +61,9 @@ test('SIGTERM lets 20 slow runs finish and store their turns, refuses new connec
   const opened = await openStore(store);
   try {
     for (let i = 0; i < 20; i++) {
-      expect((await opened.store.readMessages({ accountId: 'acme', agentId, sessionId: `s${i}` })).map((m) => m.content)).toStrictEqual([`run ${i}`, `done: run ${i}`]);
+      expect(
+        (await opened.store.readMessages({ accountId: 'acme', agentId, sessionId: `s${i}` })).map((m) => m.content),
+      ).toStrictEqual([`run ${i}`, `done: run ${i}`]);
     }
   } finally {
     await opened.close();
@@ -62,17 +74,24 @@ test('past the shutdown deadline, runs still going are aborted and nothing of th
   const store = `sqlite://${join(dir, 'deadline.sqlite')}`;
   const { server, agentId } = await setup(store, { AGENTHOST_SHUTDOWN_TIMEOUT_MS: '300' });
   delayMs = 5_000;
-  const runs = Array.from({ length: 5 }, (_, i) => api(server.url, KEY, 'POST', `/agents/${agentId}/run`, { input: `late ${i}`, session_id: `late${i}` }).catch((e: Error) => e.name));
+  const runs = Array.from({ length: 5 }, (_, i) =>
+    api(server.url, KEY, 'POST', `/agents/${agentId}/run`, { input: `late ${i}`, session_id: `late${i}` }).catch(
+      (e: Error) => e.name,
+    ),
+  );
   for (let i = 0; i < 100 && fake.requests.length < 5; i++) await sleep(20);
   const started = Date.now();
   server.child.kill('SIGTERM');
   expect(await server.exited).toBe(0);
   expect(Date.now() - started).toBeLessThan(4_000);
-  expect(server.stdout()).toContain('agenthost: aborted 5 request(s) still running at the deadline; nothing of them was stored\n');
+  expect(server.stdout()).toContain(
+    'agenthost: aborted 5 request(s) still running at the deadline; nothing of them was stored\n',
+  );
   expect((await Promise.all(runs)).every((r) => r === 'TypeError')).toBe(true);
   const opened = await openStore(store);
   try {
-    for (let i = 0; i < 5; i++) expect(await opened.store.readMessages({ accountId: 'acme', agentId, sessionId: `late${i}` })).toStrictEqual([]);
+    for (let i = 0; i < 5; i++)
+      expect(await opened.store.readMessages({ accountId: 'acme', agentId, sessionId: `late${i}` })).toStrictEqual([]);
   } finally {
     await opened.close();
   }

@@ -1,5 +1,5 @@
 // Test support (not shipped): the built server as a child process, and a JSON client for it.
-import { spawn, type ChildProcess } from 'node:child_process';
+import { type ChildProcess, spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 
 export const MAIN = fileURLToPath(new URL('../dist/main.js', import.meta.url));
@@ -19,7 +19,8 @@ const children: ChildProcess[] = [];
 
 /** Kills every process started through this module (for afterEach). */
 export function killAll(): void {
-  for (const child of children.splice(0)) if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+  for (const child of children.splice(0))
+    if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
 }
 
 /** Spawns the built server with only the given environment (plus PATH, PORT=0 and a memory store unless set). */
@@ -43,7 +44,8 @@ export async function startServer(env: Record<string, string>): Promise<StartedS
   // Generous: a loaded 2-core machine can take a while to start a process that opens a store.
   const deadline = Date.now() + 60_000;
   while (!/listening on (\S+)/.test(r.stdout())) {
-    if (r.child.exitCode !== null || Date.now() > deadline) throw new Error(`server did not start: ${r.stdout()} ${r.stderr()}`);
+    if (r.child.exitCode !== null || Date.now() > deadline)
+      throw new Error(`server did not start: ${r.stdout()} ${r.stderr()}`);
     await new Promise((res) => setTimeout(res, 20));
   }
   return { ...r, url: /listening on (\S+)/.exec(r.stdout())![1]! };

@@ -19,9 +19,15 @@ test('with AGENTHOST_TRACING the server sends its spans over OTLP/HTTP, flushed 
   await new Promise<void>((resolve) => collector.listen(0, '127.0.0.1', resolve));
   try {
     const endpoint = `http://127.0.0.1:${(collector.address() as AddressInfo).port}`;
-    const server = await startServer({ AGENTHOST_API_KEYS: `acme:${KEY}`, AGENTHOST_TRACING: 'true', OTEL_EXPORTER_OTLP_ENDPOINT: endpoint });
+    const server = await startServer({
+      AGENTHOST_API_KEYS: `acme:${KEY}`,
+      AGENTHOST_TRACING: 'true',
+      OTEL_EXPORTER_OTLP_ENDPOINT: endpoint,
+    });
     expect(server.stdout()).toContain(`  traces: OTLP/HTTP to ${endpoint}\n`);
-    const agentId = (await api(server.url, KEY, 'POST', '/agents', { name: 'A', instruction: 'Be brief.', model: 'echo' })).body.data.agent_id;
+    const agentId = (
+      await api(server.url, KEY, 'POST', '/agents', { name: 'A', instruction: 'Be brief.', model: 'echo' })
+    ).body.data.agent_id;
     const run = await api(server.url, KEY, 'POST', `/agents/${agentId}/run`, { input: 'trace this' });
     server.child.kill('SIGTERM');
     expect(await server.exited).toBe(0);

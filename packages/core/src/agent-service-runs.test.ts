@@ -1,7 +1,7 @@
-import { APICallError, type LanguageModelV4StreamPart, type LanguageModelV4Usage } from '@ai-sdk/provider';
 import { MemoryStore } from '@agenthost/storage';
+import { APICallError, type LanguageModelV4StreamPart, type LanguageModelV4Usage } from '@ai-sdk/provider';
 import { RetryError, tool } from 'ai';
-import { MockLanguageModelV4, convertArrayToReadableStream } from 'ai/test';
+import { convertArrayToReadableStream, MockLanguageModelV4 } from 'ai/test';
 import { beforeEach, describe, expect, test } from 'vitest';
 import { z } from 'zod';
 import { AgentService, type AgentServiceOptions } from './agent-service.js';
@@ -16,9 +16,15 @@ const ACME = 'acme';
 let store: MemoryStore;
 
 function service(options: Partial<AgentServiceOptions> = {}) {
-  return new AgentService({ store, models: staticModels({ echo: new EchoLanguageModel() }), now: testClock(), generateId: sequentialIds(), maxRetries: 0, ...options });
+  return new AgentService({
+    store,
+    models: staticModels({ echo: new EchoLanguageModel() }),
+    now: testClock(),
+    generateId: sequentialIds(),
+    maxRetries: 0,
+    ...options,
+  });
 }
-
 
 async function collect(events: AsyncIterable<RunEvent>): Promise<RunEvent[]> {
   const out: RunEvent[] = [];
@@ -59,10 +65,16 @@ describe('structured output', () => {
     const { agent_id } = await svc.createAgent(ACME, { name: 'A', instruction: 'Answer in JSON.', model: 'echo' });
     const result = await svc.runAgent(ACME, agent_id, { input: 'hi', json_mode: true, session_id: 's' });
     expect(JSON.parse(result.output)).toStrictEqual({ echo: 'hi' });
-    expect((await store.readMessages({ accountId: ACME, agentId: agent_id, sessionId: 's' }))[1]!.content).toBe(result.output);
+    expect((await store.readMessages({ accountId: ACME, agentId: agent_id, sessionId: 's' }))[1]!.content).toBe(
+      result.output,
+    );
   });
 
-  const schema = { type: 'object', properties: { answer: { type: 'string' }, confidence: { type: 'number', minimum: 0.5 } }, required: ['answer', 'confidence'] };
+  const schema = {
+    type: 'object',
+    properties: { answer: { type: 'string' }, confidence: { type: 'number', minimum: 0.5 } },
+    required: ['answer', 'confidence'],
+  };
 
   test.each([
     ['an object', schema],
@@ -85,18 +97,27 @@ describe('structured output', () => {
       },
     };
     const huge = { type: 'array', items: { type: 'string' }, minItems: 100_000_000 };
-    expect((await rejection(svc.runAgent(ACME, agent_id, { input: 'x', json_format: huge }))).details).toStrictEqual(tooMuch);
+    expect((await rejection(svc.runAgent(ACME, agent_id, { input: 'x', json_format: huge }))).details).toStrictEqual(
+      tooMuch,
+    );
     // 16 items six levels deep: 16^6 values from a schema of some 300 characters.
     let nested: Record<string, unknown> = { type: 'string' };
     for (let i = 0; i < 6; i++) nested = { type: 'array', minItems: 16, items: nested };
-    expect((await rejection(svc.runAgent(ACME, agent_id, { input: 'x', json_format: nested }))).details).toStrictEqual(tooMuch);
+    expect((await rejection(svc.runAgent(ACME, agent_id, { input: 'x', json_format: nested }))).details).toStrictEqual(
+      tooMuch,
+    );
     const small = await svc.runAgent(ACME, agent_id, { input: 'x', json_format: { ...huge, minItems: 500 } });
     expect(JSON.parse(small.output)).toStrictEqual(Array.from({ length: 500 }, () => 'x'));
   });
 
   test('an answer that does not match json_format is a provider_error, and nothing is stored', async () => {
     const model = new MockLanguageModelV4({
-      doGenerate: async () => ({ content: [{ type: 'text', text: '{"answer": 42}' }], finishReason: { unified: 'stop', raw: 'stop' }, usage: usage(5, 5), warnings: [] }),
+      doGenerate: async () => ({
+        content: [{ type: 'text', text: '{"answer": 42}' }],
+        finishReason: { unified: 'stop', raw: 'stop' },
+        usage: usage(5, 5),
+        warnings: [],
+      }),
     });
     const svc = service({ models: staticModels({ echo: model }) });
     const { agent_id } = await svc.createAgent(ACME, { name: 'A', instruction: 'I', model: 'echo' });
@@ -111,7 +132,10 @@ describe('structured output', () => {
     [[1, 2], 'json_format must be a JSON Schema object or its JSON text'],
     ['[1]', 'json_format must be a JSON Schema object'],
     [{ type: 'strin' }, 'json_format is not a valid JSON Schema: type must be JSONType or JSONType[]: strin'],
-    [{ type: 'string', pattern: '^(a+)+$' }, "json_format is not a JSON Schema this server accepts: data must have required property 'maxLength'"],
+    [
+      { type: 'string', pattern: '^(a+)+$' },
+      "json_format is not a JSON Schema this server accepts: data must have required property 'maxLength'",
+    ],
     ['x'.repeat(40_000), 'json_format must be at most 32768 characters'],
     [`${'{"not":'.repeat(2000)}{}${'}'.repeat(2000)}`, 'json_format is nested more than 32 levels deep'],
   ])('json_format %j is refused: %s', async (json_format, message) => {
@@ -126,10 +150,17 @@ describe('context budget', () => {
   test('a 500-turn session keeps every prompt within the budget, leaving out the oldest whole turns', async () => {
     const window = 2_000;
     const svc = service({ contextWindows: { echo: window }, maxOutputTokens: 256 });
-    const { agent_id } = await svc.createAgent(ACME, { name: 'A', instruction: 'You answer questions about accounts.', model: 'echo' });
+    const { agent_id } = await svc.createAgent(ACME, {
+      name: 'A',
+      instruction: 'You answer questions about accounts.',
+      model: 'echo',
+    });
     let most = 0;
     for (let i = 0; i < 500; i++) {
-      const result = await svc.runAgent(ACME, agent_id, { input: `question ${i}: how do I reset the password of account ${i * 7919}?`, session_id: 'long' });
+      const result = await svc.runAgent(ACME, agent_id, {
+        input: `question ${i}: how do I reset the password of account ${i * 7919}?`,
+        session_id: 'long',
+      });
       most = Math.max(most, result.metadata.tokens.prompt);
       expect(result.metadata.tokens.prompt).toBeLessThanOrEqual(window - 256);
       if (i === 0) expect(result.metadata.omitted_messages).toBe(0);
@@ -140,14 +171,21 @@ describe('context budget', () => {
     }
     // The budget is used, not just respected.
     expect(most).toBeGreaterThan((window - 256) / 2);
-    expect((await store.getSession({ accountId: ACME, agentId: agent_id, sessionId: 'long' }))?.message_count).toBe(1000);
+    expect((await store.getSession({ accountId: ACME, agentId: agent_id, sessionId: 'long' }))?.message_count).toBe(
+      1000,
+    );
   });
 
   test('an input that alone exceeds the context window is refused', async () => {
     const svc = service({ contextWindows: { echo: 1_000 }, maxOutputTokens: 500 });
     const { agent_id } = await svc.createAgent(ACME, { name: 'A', instruction: 'I', model: 'echo' });
     const error = await rejection(svc.runAgent(ACME, agent_id, { input: 'word '.repeat(400) }));
-    expect(error.details).toStrictEqual({ input: { message: 'input is too long for the context window of echo (1000 tokens, 500 kept for the answer)', path: ['input'] } });
+    expect(error.details).toStrictEqual({
+      input: {
+        message: 'input is too long for the context window of echo (1000 tokens, 500 kept for the answer)',
+        path: ['input'],
+      },
+    });
   });
 });
 
@@ -160,9 +198,23 @@ describe('streamAgent', () => {
       { type: 'text-delta', delta: 'Echo: ' },
       { type: 'text-delta', delta: 'one ' },
       { type: 'text-delta', delta: 'two' },
-      { type: 'done', result: { output: 'Echo: one two', session_id: 's', metadata: { model: 'echo', tool_used: null, tokens: { prompt: 9, completion: 4, total: 13 }, omitted_messages: 0 } } },
+      {
+        type: 'done',
+        result: {
+          output: 'Echo: one two',
+          session_id: 's',
+          metadata: {
+            model: 'echo',
+            tool_used: null,
+            tokens: { prompt: 9, completion: 4, total: 13 },
+            omitted_messages: 0,
+          },
+        },
+      },
     ]);
-    expect((await store.readMessages({ accountId: ACME, agentId: agent_id, sessionId: 's' })).map((m) => m.content)).toStrictEqual(['one two', 'Echo: one two']);
+    expect(
+      (await store.readMessages({ accountId: ACME, agentId: agent_id, sessionId: 's' })).map((m) => m.content),
+    ).toStrictEqual(['one two', 'Echo: one two']);
   });
 
   test('a stream left early stores nothing and frees the session at once', async () => {
@@ -182,7 +234,9 @@ describe('streamAgent', () => {
     const events = await svc.streamAgent(ACME, agent_id, { input: 'never read', session_id: 's' });
     await events[Symbol.asyncIterator]().return?.();
     expect((await svc.runAgent(ACME, agent_id, { input: 'next', session_id: 's' })).output).toBe('Echo: next');
-    expect((await store.readMessages({ accountId: ACME, agentId: agent_id, sessionId: 's' })).map((m) => m.content)).toStrictEqual(['next', 'Echo: next']);
+    expect(
+      (await store.readMessages({ accountId: ACME, agentId: agent_id, sessionId: 's' })).map((m) => m.content),
+    ).toStrictEqual(['next', 'Echo: next']);
   });
 
   test('failures before the stream starts throw from streamAgent itself', async () => {
@@ -205,38 +259,79 @@ describe('streamAgent', () => {
           );
         }
         if (call === 2) {
-          return parts({ type: 'text-start', id: 't' }, { type: 'text-delta', id: 't', delta: '5' }, { type: 'text-end', id: 't' }, { type: 'finish', finishReason: { unified: 'stop', raw: 'stop' }, usage: usage(20, 1) });
+          return parts(
+            { type: 'text-start', id: 't' },
+            { type: 'text-delta', id: 't', delta: '5' },
+            { type: 'text-end', id: 't' },
+            { type: 'finish', finishReason: { unified: 'stop', raw: 'stop' }, usage: usage(20, 1) },
+          );
         }
-        return parts({ type: 'text-start', id: 't' }, { type: 'text-delta', id: 't', delta: 'partial' }, { type: 'error', error: new Error('upstream reset') });
+        return parts(
+          { type: 'text-start', id: 't' },
+          { type: 'text-delta', id: 't', delta: 'partial' },
+          { type: 'error', error: new Error('upstream reset') },
+        );
       },
     });
-    const tools = staticTools({ calculator: { add: tool({ inputSchema: z.object({ a: z.number(), b: z.number() }), execute: async ({ a, b }) => a + b }) } });
+    const tools = staticTools({
+      calculator: {
+        add: tool({ inputSchema: z.object({ a: z.number(), b: z.number() }), execute: async ({ a, b }) => a + b }),
+      },
+    });
     const svc = service({ models: staticModels({ echo: model }), tools });
-    const { agent_id } = await svc.createAgent(ACME, { name: 'A', instruction: 'I', model: 'echo', tool: 'calculator' });
+    const { agent_id } = await svc.createAgent(ACME, {
+      name: 'A',
+      instruction: 'I',
+      model: 'echo',
+      tool: 'calculator',
+    });
     const events = await collect(await svc.streamAgent(ACME, agent_id, { input: '2+3?', session_id: 's' }));
     expect(events).toStrictEqual([
       { type: 'tool-call', tool_call_id: 'c1', tool_name: 'add', input: { a: 2, b: 3 } },
       { type: 'tool-result', tool_call_id: 'c1', tool_name: 'add', output: 5 },
       { type: 'text-delta', delta: '5' },
-      { type: 'done', result: { output: '5', session_id: 's', metadata: { model: 'echo', tool_used: 'calculator', tokens: { prompt: 30, completion: 3, total: 33 }, omitted_messages: 0 } } },
+      {
+        type: 'done',
+        result: {
+          output: '5',
+          session_id: 's',
+          metadata: {
+            model: 'echo',
+            tool_used: 'calculator',
+            tokens: { prompt: 30, completion: 3, total: 33 },
+            omitted_messages: 0,
+          },
+        },
+      },
     ]);
     const failing = await svc.streamAgent(ACME, agent_id, { input: 'again', session_id: 's' });
     const error = await rejection(collect(failing));
     expect([error.code, (error.cause as Error).message]).toStrictEqual(['provider_error', 'upstream reset']);
-    expect((await store.readMessages({ accountId: ACME, agentId: agent_id, sessionId: 's' })).map((m) => m.content)).toStrictEqual(['2+3?', '5']);
+    expect(
+      (await store.readMessages({ accountId: ACME, agentId: agent_id, sessionId: 's' })).map((m) => m.content),
+    ).toStrictEqual(['2+3?', '5']);
   });
 });
 
 describe('streamed steps the provider did not finish', () => {
   const NO_FINISH = "The provider's stream ended without reporting why it stopped; it was not a complete answer stream";
-  const text = (delta: string): LanguageModelV4StreamPart[] => [{ type: 'text-start', id: 't' }, { type: 'text-delta', id: 't', delta }, { type: 'text-end', id: 't' }];
-  const finish = (unified: 'stop' | 'other' | 'error', raw: string | undefined, u: LanguageModelV4Usage = usage(5, 1)): LanguageModelV4StreamPart => ({ type: 'finish', finishReason: { unified, raw }, usage: u });
+  const text = (delta: string): LanguageModelV4StreamPart[] => [
+    { type: 'text-start', id: 't' },
+    { type: 'text-delta', id: 't', delta },
+    { type: 'text-end', id: 't' },
+  ];
+  const finish = (
+    unified: 'stop' | 'other' | 'error',
+    raw: string | undefined,
+    u: LanguageModelV4Usage = usage(5, 1),
+  ): LanguageModelV4StreamPart => ({ type: 'finish', finishReason: { unified, raw }, usage: u });
   /** What the AI SDK makes of a stream that ended without the provider's finish: no reason, no usage. */
   const noUsage: LanguageModelV4Usage = {
     inputTokens: { total: undefined, noCache: undefined, cacheRead: undefined, cacheWrite: undefined },
     outputTokens: { total: undefined, text: undefined, reasoning: undefined },
   };
-  const answering = (...answer: LanguageModelV4StreamPart[]) => new MockLanguageModelV4({ doStream: async () => ({ stream: convertArrayToReadableStream(answer) }) });
+  const answering = (...answer: LanguageModelV4StreamPart[]) =>
+    new MockLanguageModelV4({ doStream: async () => ({ stream: convertArrayToReadableStream(answer) }) });
   let added = 0;
   const calculator = staticTools({
     calculator: {
@@ -267,20 +362,37 @@ describe('streamed steps the provider did not finish', () => {
   test.each<[string, LanguageModelV4StreamPart[], string[], string]>([
     ['a stream that stops without a finish', text('partial'), ['partial'], NO_FINISH],
     ['a finish the provider gave neither a reason nor usage for', [finish('other', undefined, noUsage)], [], NO_FINISH],
-    ['a finish in error', [...text('partial'), finish('error', 'error')], ['partial'], "The provider's stream ended in an error (raw finish reason: error)"],
-  ])('%s is a provider_error like a plain run; nothing is stored and the session is free', async (_, answer, deltas, cause) => {
-    const { svc, agent_id, events, error } = await streamRun(answering(...answer));
-    expect(events).toStrictEqual(deltas.map((delta) => ({ type: 'text-delta', delta })));
-    const e = await rejection(Promise.reject(error));
-    expect([e.code, e.message, (e.cause as Error).message]).toStrictEqual(['provider_error', 'The model provider failed to answer', cause]);
-    expect(await store.getSession({ accountId: ACME, agentId: agent_id, sessionId: 's' })).toBeUndefined();
-    // The session's lock was released: the next run of it starts within runWaitMs.
-    await (await svc.streamAgent(ACME, agent_id, { input: 'next', session_id: 's' }))[Symbol.asyncIterator]().return?.();
-  });
+    [
+      'a finish in error',
+      [...text('partial'), finish('error', 'error')],
+      ['partial'],
+      "The provider's stream ended in an error (raw finish reason: error)",
+    ],
+  ])(
+    '%s is a provider_error like a plain run; nothing is stored and the session is free',
+    async (_, answer, deltas, cause) => {
+      const { svc, agent_id, events, error } = await streamRun(answering(...answer));
+      expect(events).toStrictEqual(deltas.map((delta) => ({ type: 'text-delta', delta })));
+      const e = await rejection(Promise.reject(error));
+      expect([e.code, e.message, (e.cause as Error).message]).toStrictEqual([
+        'provider_error',
+        'The model provider failed to answer',
+        cause,
+      ]);
+      expect(await store.getSession({ accountId: ACME, agentId: agent_id, sessionId: 's' })).toBeUndefined();
+      // The session's lock was released: the next run of it starts within runWaitMs.
+      await (await svc.streamAgent(ACME, agent_id, { input: 'next', session_id: 's' }))
+        [Symbol.asyncIterator]()
+        .return?.();
+    },
+  );
 
   test('a tool call in a step the provider did not finish fails the run; the tool is not run and no next step starts', async () => {
     added = 0;
-    const model = answering({ type: 'tool-call', toolCallId: 'c1', toolName: 'add', input: '{"a":2,"b":3}' }, finish('other', undefined, noUsage));
+    const model = answering(
+      { type: 'tool-call', toolCallId: 'c1', toolName: 'add', input: '{"a":2,"b":3}' },
+      finish('other', undefined, noUsage),
+    );
     const { agent_id, events, error } = await streamRun(model, 'calculator');
     expect(events).toStrictEqual([{ type: 'tool-call', tool_call_id: 'c1', tool_name: 'add', input: { a: 2, b: 3 } }]);
     expect((await rejection(Promise.reject(error))).code).toBe('provider_error');
@@ -290,15 +402,25 @@ describe('streamed steps the provider did not finish', () => {
 
   test.each<[string, LanguageModelV4StreamPart[], string[]]>([
     ['an empty answer with a reported stop', [finish('stop', 'stop', usage(5, 0))], []],
-    ['a finish reason the AI SDK does not know, reported by the provider', [...text('fine'), finish('other', 'new_reason')], ['fine']],
+    [
+      'a finish reason the AI SDK does not know, reported by the provider',
+      [...text('fine'), finish('other', 'new_reason')],
+      ['fine'],
+    ],
     // Models of the older spec (V2) never report a raw reason; their usage shows the stream finished.
-    ['a finish with usage but no raw reason, as older models report it', [...text('fine'), finish('other', undefined)], ['fine']],
+    [
+      'a finish with usage but no raw reason, as older models report it',
+      [...text('fine'), finish('other', undefined)],
+      ['fine'],
+    ],
   ])('%s is a success, and is stored', async (_, answer, deltas) => {
     const { agent_id, events, error } = await streamRun(answering(...answer));
     const output = deltas.join('');
     expect([error, events.at(-1)]).toMatchObject([undefined, { type: 'done', result: { output } }]);
     expect(events.slice(0, -1)).toStrictEqual(deltas.map((delta) => ({ type: 'text-delta', delta })));
-    expect((await store.readMessages({ accountId: ACME, agentId: agent_id, sessionId: 's' })).map((m) => m.content)).toStrictEqual(['hi', output]);
+    expect(
+      (await store.readMessages({ accountId: ACME, agentId: agent_id, sessionId: 's' })).map((m) => m.content),
+    ).toStrictEqual(['hi', output]);
   });
 });
 
@@ -309,8 +431,18 @@ describe('tools that fail', () => {
       doGenerate: async () => {
         call++;
         return call === 1
-          ? { content: [{ type: 'tool-call', toolCallId: 'c1', toolName: 'lookup', input: '{"id":"x"}' }], finishReason: { unified: 'tool-calls', raw: 'tool_calls' }, usage: usage(5, 5), warnings: [] }
-          : { content: [{ type: 'text', text: 'The lookup failed.' }], finishReason: { unified: 'stop', raw: 'stop' }, usage: usage(9, 4), warnings: [] };
+          ? {
+              content: [{ type: 'tool-call', toolCallId: 'c1', toolName: 'lookup', input: '{"id":"x"}' }],
+              finishReason: { unified: 'tool-calls', raw: 'tool_calls' },
+              usage: usage(5, 5),
+              warnings: [],
+            }
+          : {
+              content: [{ type: 'text', text: 'The lookup failed.' }],
+              finishReason: { unified: 'stop', raw: 'stop' },
+              usage: usage(9, 4),
+              warnings: [],
+            };
       },
     });
     const tools = staticTools({
@@ -329,7 +461,13 @@ describe('tools that fail', () => {
     expect([result.output, result.metadata.tool_used]).toStrictEqual(['The lookup failed.', 'crm']);
     const toolMessage = model.doGenerateCalls[1]!.prompt.find((m) => m.role === 'tool');
     expect(toolMessage?.content).toStrictEqual([
-      { type: 'tool-result', toolCallId: 'c1', toolName: 'lookup', output: { type: 'error-text', value: 'Error: CRM is down' }, providerOptions: undefined },
+      {
+        type: 'tool-result',
+        toolCallId: 'c1',
+        toolName: 'lookup',
+        output: { type: 'error-text', value: 'Error: CRM is down' },
+        providerOptions: undefined,
+      },
     ]);
   });
 });
@@ -346,13 +484,29 @@ describe('provider failures', () => {
       }),
     });
   const apiError = (statusCode: number, headers: Record<string, string> = {}) =>
-    new APICallError({ message: `HTTP ${statusCode}`, url: 'http://x', requestBodyValues: {}, statusCode, responseHeaders: headers, isRetryable: statusCode === 429 });
+    new APICallError({
+      message: `HTTP ${statusCode}`,
+      url: 'http://x',
+      requestBodyValues: {},
+      statusCode,
+      responseHeaders: headers,
+      isRetryable: statusCode === 429,
+    });
 
   test.each([
     ['a 429 with Retry-After', apiError(429, { 'retry-after': '7' }), 'provider_rate_limited', 7],
-    ['a 429 after the retries', new RetryError({ message: 'failed', reason: 'maxRetriesExceeded', errors: [apiError(429, { 'retry-after-ms': '1500' })] }), 'provider_rate_limited', 2],
+    [
+      'a 429 after the retries',
+      new RetryError({
+        message: 'failed',
+        reason: 'maxRetriesExceeded',
+        errors: [apiError(429, { 'retry-after-ms': '1500' })],
+      }),
+      'provider_rate_limited',
+      2,
+    ],
     ['a 429 without a hint', apiError(429), 'provider_rate_limited', 5],
-    ['a 401 (the server\'s provider key)', apiError(401), 'provider_error', undefined],
+    ["a 401 (the server's provider key)", apiError(401), 'provider_error', undefined],
     ['a 500', apiError(500), 'provider_error', undefined],
   ])('%s', async (_, error, code, retryAfter) => {
     const svc = failing(error);
@@ -389,7 +543,9 @@ describe('sessions', () => {
       ],
       next_cursor: page.next_cursor,
     });
-    expect((await svc.getSession(ACME, agent_id, 's0', { cursor: page.next_cursor! })).messages.map((m) => m.content)).toStrictEqual(['Echo: q0 again']);
+    expect(
+      (await svc.getSession(ACME, agent_id, 's0', { cursor: page.next_cursor! })).messages.map((m) => m.content),
+    ).toStrictEqual(['Echo: q0 again']);
 
     await svc.deleteSession(ACME, agent_id, 's0');
     expect((await rejection(svc.getSession(ACME, agent_id, 's0'))).message).toBe('Session not found');
@@ -405,10 +561,14 @@ describe('sessions', () => {
     expect((await rejection(svc.getSession('other', agent_id, 's'))).code).toBe('not_found');
     expect((await rejection(svc.deleteSession('other', agent_id, 's'))).code).toBe('not_found');
     expect((await rejection(svc.getSession(ACME, agent_id, 'bad/id'))).code).toBe('not_found');
-    expect((await rejection(svc.listSessions(ACME, agent_id, { limit: 0 }))).details).toStrictEqual({ limit: { message: 'limit must be a whole number from 1 to 100', path: ['limit'] } });
+    expect((await rejection(svc.listSessions(ACME, agent_id, { limit: 0 }))).details).toStrictEqual({
+      limit: { message: 'limit must be a whole number from 1 to 100', path: ['limit'] },
+    });
     expect((await rejection(svc.listSessions(ACME, agent_id, { cursor: 'forged' }))).details).toStrictEqual({
       cursor: { message: 'cursor is not one this server gave out', path: ['cursor'] },
     });
-    expect(await store.getSession({ accountId: ACME, agentId: agent_id, sessionId: 's' })).toMatchObject({ message_count: 2 });
+    expect(await store.getSession({ accountId: ACME, agentId: agent_id, sessionId: 's' })).toMatchObject({
+      message_count: 2,
+    });
   });
 });

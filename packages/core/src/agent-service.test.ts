@@ -1,5 +1,5 @@
-import { APICallError, type LanguageModelV4CallOptions, type LanguageModelV4GenerateResult } from '@ai-sdk/provider';
 import { MemoryStore } from '@agenthost/storage';
+import { APICallError, type LanguageModelV4CallOptions, type LanguageModelV4GenerateResult } from '@ai-sdk/provider';
 import { tool } from 'ai';
 import { MockLanguageModelV4 } from 'ai/test';
 import { beforeEach, describe, expect, test, vi } from 'vitest';
@@ -7,14 +7,17 @@ import { z } from 'zod';
 import { AgentService, type AgentServiceOptions } from './agent-service.js';
 import { staticModels } from './models/static-models.js';
 import { agentHostError as rejection } from './testing/rejection.js';
-import { sequentialIds, testClock, type TestClock } from './testing/test-clock.js';
+import { sequentialIds, type TestClock, testClock } from './testing/test-clock.js';
 import { staticTools } from './tools/static-tools.js';
 
 function reply(text: string, input = 10, output = 4): LanguageModelV4GenerateResult {
   return {
     content: [{ type: 'text', text }],
     finishReason: { unified: 'stop', raw: 'stop' },
-    usage: { inputTokens: { total: input, noCache: input, cacheRead: 0, cacheWrite: 0 }, outputTokens: { total: output, text: output, reasoning: 0 } },
+    usage: {
+      inputTokens: { total: input, noCache: input, cacheRead: 0, cacheWrite: 0 },
+      outputTokens: { total: output, text: output, reasoning: 0 },
+    },
     warnings: [],
   };
 }
@@ -28,9 +31,15 @@ let model: MockLanguageModelV4;
 let clock: TestClock;
 
 function makeService(options: Partial<AgentServiceOptions> = {}) {
-  return new AgentService({ store, models: staticModels({ mock: model }), now: clock, generateId: sequentialIds(), maxRetries: 0, ...options });
+  return new AgentService({
+    store,
+    models: staticModels({ mock: model }),
+    now: clock,
+    generateId: sequentialIds(),
+    maxRetries: 0,
+    ...options,
+  });
 }
-
 
 beforeEach(() => {
   store = new MemoryStore();
@@ -53,7 +62,14 @@ describe('createAgent, getAgent, listAgents', () => {
     const expected = {
       agent_id: 'agent_1',
       name: 'Support',
-      config: { agent_id: 'agent_1', name: 'Support', instruction: agentInput.instruction, model: 'mock', tool: null, component: 'Chat' },
+      config: {
+        agent_id: 'agent_1',
+        name: 'Support',
+        instruction: agentInput.instruction,
+        model: 'mock',
+        tool: null,
+        component: 'Chat',
+      },
       created_at: '2026-11-22T10:00:00.000Z',
       updated_at: '2026-11-22T10:00:00.000Z',
     };
@@ -67,8 +83,14 @@ describe('createAgent, getAgent, listAgents', () => {
     const { agent_id } = await service.createAgent(ACME, agentInput);
     const foreign = await rejection(service.getAgent(OTHER, agent_id));
     const missing = await rejection(service.getAgent(OTHER, 'agent_404'));
-    expect({ code: foreign.code, message: foreign.message }).toStrictEqual({ code: 'not_found', message: 'Agent not found' });
-    expect({ code: missing.code, message: missing.message }).toStrictEqual({ code: 'not_found', message: 'Agent not found' });
+    expect({ code: foreign.code, message: foreign.message }).toStrictEqual({
+      code: 'not_found',
+      message: 'Agent not found',
+    });
+    expect({ code: missing.code, message: missing.message }).toStrictEqual({
+      code: 'not_found',
+      message: 'Agent not found',
+    });
     expect(await service.listAgents(OTHER)).toStrictEqual([]);
     const run = await rejection(service.runAgent(OTHER, agent_id, { input: 'hi' }));
     expect(run.code).toBe('not_found');
@@ -117,19 +139,28 @@ describe('createAgent, getAgent, listAgents', () => {
 
   test('an input that is not an object is rejected as a whole', async () => {
     const error = await rejection(makeService().createAgent(ACME, [agentInput] as never));
-    expect(error.details).toStrictEqual({ request: { message: 'Invalid input: expected object, received array', path: [] } });
+    expect(error.details).toStrictEqual({
+      request: { message: 'Invalid input: expected object, received array', path: [] },
+    });
   });
 
   test('an unsupported model lists the supported ones', async () => {
     const error = await rejection(makeService().createAgent(ACME, { ...agentInput, model: 'gpt-9' }));
-    expect(error.details).toStrictEqual({ model: { message: 'Unsupported model "gpt-9". Name a model as provider/model; offered: custom: mock', path: ['model'] } });
+    expect(error.details).toStrictEqual({
+      model: {
+        message: 'Unsupported model "gpt-9". Name a model as provider/model; offered: custom: mock',
+        path: ['model'],
+      },
+    });
   });
 
   test('an unknown tool lists the supported ones', async () => {
     const service = makeService({ tools: staticTools({ calculator: {}, weather: {} }) });
     const error = await rejection(service.createAgent(ACME, { ...agentInput, tool: 'search' }));
     expect(error.message).toBe('Unknown tool "search". Supported tools: calculator, weather');
-    expect(error.details).toStrictEqual({ tool: { message: 'Unknown tool "search". Supported tools: calculator, weather', path: ['tool'] } });
+    expect(error.details).toStrictEqual({
+      tool: { message: 'Unknown tool "search". Supported tools: calculator, weather', path: ['tool'] },
+    });
   });
 
   test.each([undefined, null, 'none', 'None', ''])('tool %j means no tool', async (tool) => {
@@ -138,8 +169,17 @@ describe('createAgent, getAgent, listAgents', () => {
   });
 
   test('server-owned fields sent by the caller are ignored; component is kept', async () => {
-    const agent = await makeService().createAgent(ACME, { ...agentInput, component: 'Widget', agent_id: 'mine', created_at: '2000-01-01T00:00:00.000Z' } as never);
-    expect([agent.agent_id, agent.created_at, agent.config.component]).toStrictEqual(['agent_1', '2026-11-22T10:00:00.000Z', 'Widget']);
+    const agent = await makeService().createAgent(ACME, {
+      ...agentInput,
+      component: 'Widget',
+      agent_id: 'mine',
+      created_at: '2000-01-01T00:00:00.000Z',
+    } as never);
+    expect([agent.agent_id, agent.created_at, agent.config.component]).toStrictEqual([
+      'agent_1',
+      '2026-11-22T10:00:00.000Z',
+      'Widget',
+    ]);
   });
 });
 
@@ -152,7 +192,12 @@ describe('runAgent', () => {
     expect(result).toStrictEqual({
       output: 'reply 1 to Hello',
       session_id: 'session_1',
-      metadata: { model: 'mock', tool_used: null, tokens: { prompt: 10, completion: 4, total: 14 }, omitted_messages: 0 },
+      metadata: {
+        model: 'mock',
+        tool_used: null,
+        tokens: { prompt: 10, completion: 4, total: 14 },
+        omitted_messages: 0,
+      },
     });
     expect(model.doGenerateCalls[0]!.prompt).toStrictEqual([
       { role: 'system', content: agentInput.instruction },
@@ -171,7 +216,12 @@ describe('runAgent', () => {
     await service.runAgent(ACME, agent_id, { input: 'two', session_id: first.session_id });
     const third = await service.runAgent(ACME, agent_id, { input: 'three', session_id: first.session_id });
     expect(third.session_id).toBe(first.session_id);
-    expect(model.doGenerateCalls[2]!.prompt.map((m) => [m.role, m.role === 'system' ? m.content : (m.content[0] as { text: string }).text])).toStrictEqual([
+    expect(
+      model.doGenerateCalls[2]!.prompt.map((m) => [
+        m.role,
+        m.role === 'system' ? m.content : (m.content[0] as { text: string }).text,
+      ]),
+    ).toStrictEqual([
       ['system', agentInput.instruction],
       ['user', 'one'],
       ['assistant', 'reply 1 to one'],
@@ -187,7 +237,10 @@ describe('runAgent', () => {
     const b = await service.createAgent(ACME, agentInput);
     const c = await service.createAgent(OTHER, agentInput);
     await service.runAgent(ACME, a.agent_id, { input: 'secret', session_id: 'chat:42' });
-    for (const [account, agent] of [[ACME, b.agent_id], [OTHER, c.agent_id]] as const) {
+    for (const [account, agent] of [
+      [ACME, b.agent_id],
+      [OTHER, c.agent_id],
+    ] as const) {
       const before = model.doGenerateCalls.length;
       const r = await service.runAgent(account, agent, { input: 'hi', session_id: 'chat:42' });
       expect(r.session_id).toBe('chat:42');
@@ -206,8 +259,24 @@ describe('runAgent', () => {
     [{ input: '  ' }, { input: { message: 'input must not be blank', path: ['input'] } }],
     [{ input: 42 }, { input: { message: 'input must be a string', path: ['input'] } }],
     [{ input: 'hi', session_id: 7 }, { session_id: { message: 'session_id must be a string', path: ['session_id'] } }],
-    [{ input: 'hi', session_id: 'a/b' }, { session_id: { message: 'session_id must be 1 to 128 characters of letters, digits, ".", "_", ":" or "-"', path: ['session_id'] } }],
-    [{ input: 'hi', session_id: 'x'.repeat(129) }, { session_id: { message: 'session_id must be 1 to 128 characters of letters, digits, ".", "_", ":" or "-"', path: ['session_id'] } }],
+    [
+      { input: 'hi', session_id: 'a/b' },
+      {
+        session_id: {
+          message: 'session_id must be 1 to 128 characters of letters, digits, ".", "_", ":" or "-"',
+          path: ['session_id'],
+        },
+      },
+    ],
+    [
+      { input: 'hi', session_id: 'x'.repeat(129) },
+      {
+        session_id: {
+          message: 'session_id must be 1 to 128 characters of letters, digits, ".", "_", ":" or "-"',
+          path: ['session_id'],
+        },
+      },
+    ],
   ])('bad run input %j is rejected without calling the model', async (input, details) => {
     const service = makeService();
     const { agent_id } = await service.createAgent(ACME, agentInput);
@@ -220,22 +289,39 @@ describe('runAgent', () => {
     const service = makeService();
     const { agent_id } = await service.createAgent(ACME, agentInput);
     const { session_id } = await service.runAgent(ACME, agent_id, { input: 'one' });
-    const cause = new APICallError({ message: 'upstream 500', url: 'http://x', requestBodyValues: {}, statusCode: 500, isRetryable: false });
+    const cause = new APICallError({
+      message: 'upstream 500',
+      url: 'http://x',
+      requestBodyValues: {},
+      statusCode: 500,
+      isRetryable: false,
+    });
     model.doGenerate = async () => {
       throw cause;
     };
     const error = await rejection(service.runAgent(ACME, agent_id, { input: 'two', session_id }));
-    expect([error.code, error.message, error.cause]).toStrictEqual(['provider_error', 'The model provider failed to answer', cause]);
-    expect((await store.readMessages({ accountId: ACME, agentId: agent_id, sessionId: session_id })).map((m) => m.content)).toStrictEqual(['one', 'reply 1 to one']);
+    expect([error.code, error.message, error.cause]).toStrictEqual([
+      'provider_error',
+      'The model provider failed to answer',
+      cause,
+    ]);
+    expect(
+      (await store.readMessages({ accountId: ACME, agentId: agent_id, sessionId: session_id })).map((m) => m.content),
+    ).toStrictEqual(['one', 'reply 1 to one']);
   });
 
   test('a provider that does not answer in time is a provider_timeout; nothing is stored', async () => {
     const service = makeService({ providerTimeoutMs: 50 });
     const { agent_id } = await service.createAgent(ACME, agentInput);
     model.doGenerate = (options) =>
-      new Promise((_, reject) => options.abortSignal?.addEventListener('abort', () => reject(options.abortSignal?.reason), { once: true }));
+      new Promise((_, reject) =>
+        options.abortSignal?.addEventListener('abort', () => reject(options.abortSignal?.reason), { once: true }),
+      );
     const error = await rejection(service.runAgent(ACME, agent_id, { input: 'hello', session_id: 's1' }));
-    expect([error.code, error.message]).toStrictEqual(['provider_timeout', 'The model provider did not answer in time']);
+    expect([error.code, error.message]).toStrictEqual([
+      'provider_timeout',
+      'The model provider did not answer in time',
+    ]);
     expect(await store.readMessages({ accountId: ACME, agentId: agent_id, sessionId: 's1' })).toStrictEqual([]);
   });
 
@@ -245,9 +331,13 @@ describe('runAgent', () => {
     const controller = new AbortController();
     model.doGenerate = (options) => {
       setTimeout(() => controller.abort(new Error('client left')), 10);
-      return new Promise((_, reject) => options.abortSignal?.addEventListener('abort', () => reject(options.abortSignal?.reason), { once: true }));
+      return new Promise((_, reject) =>
+        options.abortSignal?.addEventListener('abort', () => reject(options.abortSignal?.reason), { once: true }),
+      );
     };
-    await expect(service.runAgent(ACME, agent_id, { input: 'hello', session_id: 's1' }, { signal: controller.signal })).rejects.toThrow('client left');
+    await expect(
+      service.runAgent(ACME, agent_id, { input: 'hello', session_id: 's1' }, { signal: controller.signal }),
+    ).rejects.toThrow('client left');
     expect(await store.readMessages({ accountId: ACME, agentId: agent_id, sessionId: 's1' })).toStrictEqual([]);
   });
 
@@ -276,17 +366,32 @@ describe('runAgent', () => {
       },
     });
     const steps: LanguageModelV4GenerateResult[] = [
-      { ...reply('', 20, 5), content: [{ type: 'tool-call', toolCallId: 'c1', toolName: 'add', input: '{"a":2,"b":3}' }], finishReason: { unified: 'tool-calls', raw: 'tool_calls' } },
+      {
+        ...reply('', 20, 5),
+        content: [{ type: 'tool-call', toolCallId: 'c1', toolName: 'add', input: '{"a":2,"b":3}' }],
+        finishReason: { unified: 'tool-calls', raw: 'tool_calls' },
+      },
       reply('2 + 3 = 5', 30, 6),
     ];
     model = new MockLanguageModelV4({ doGenerate: steps });
     const service = makeService({ tools });
     const { agent_id } = await service.createAgent(ACME, { ...agentInput, tool: 'calculator' });
     const result = await service.runAgent(ACME, agent_id, { input: 'What is 2 + 3?', session_id: 's' });
-    expect(result).toStrictEqual({ output: '2 + 3 = 5', session_id: 's', metadata: { model: 'mock', tool_used: 'calculator', tokens: { prompt: 50, completion: 11, total: 61 }, omitted_messages: 0 } });
+    expect(result).toStrictEqual({
+      output: '2 + 3 = 5',
+      session_id: 's',
+      metadata: {
+        model: 'mock',
+        tool_used: 'calculator',
+        tokens: { prompt: 50, completion: 11, total: 61 },
+        omitted_messages: 0,
+      },
+    });
     expect(calls).toStrictEqual([[2, 3]]);
     expect(model.doGenerateCalls[0]!.tools?.map((t) => t.name)).toStrictEqual(['add']);
-    expect((await store.readMessages({ accountId: ACME, agentId: agent_id, sessionId: 's' })).map((m) => m.content)).toStrictEqual(['What is 2 + 3?', '2 + 3 = 5']);
+    expect(
+      (await store.readMessages({ accountId: ACME, agentId: agent_id, sessionId: 's' })).map((m) => m.content),
+    ).toStrictEqual(['What is 2 + 3?', '2 + 3 = 5']);
   });
 
   test('an agent with a tool that it did not call reports tool_used null', async () => {
@@ -295,7 +400,7 @@ describe('runAgent', () => {
     expect((await service.runAgent(ACME, agent_id, { input: 'hi' })).metadata.tool_used).toBeNull();
   });
 
-  test("a model no longer offered by the server is an input error naming what is offered", async () => {
+  test('a model no longer offered by the server is an input error naming what is offered', async () => {
     const service = makeService();
     const { agent_id } = await service.createAgent(ACME, agentInput);
     const later = new AgentService({ store, models: staticModels({ other: model }) });
@@ -303,7 +408,12 @@ describe('runAgent', () => {
     expect([error.code, error.message, error.details]).toStrictEqual([
       'invalid_input',
       'The agent\'s model "mock" is not offered by this server',
-      { model: { message: 'Unsupported model "mock". Name a model as provider/model; offered: custom: other', path: ['model'] } },
+      {
+        model: {
+          message: 'Unsupported model "mock". Name a model as provider/model; offered: custom: other',
+          path: ['model'],
+        },
+      },
     ]);
   });
 });
@@ -316,7 +426,9 @@ describe('runs of one session take turns', () => {
         const i = ++n;
         await new Promise((resolve) => setTimeout(resolve, ms));
         const last = options.prompt.at(-1);
-        return reply(`reply ${i} to ${last?.role === 'user' && last.content[0]?.type === 'text' ? last.content[0].text : '?'}`);
+        return reply(
+          `reply ${i} to ${last?.role === 'user' && last.content[0]?.type === 'text' ? last.content[0].text : '?'}`,
+        );
       },
     });
   }
@@ -331,12 +443,9 @@ describe('runs of one session take turns', () => {
     ]);
     expect([a.output, b.output]).toStrictEqual(['reply 1 to first', 'reply 2 to second']);
     expect(model.doGenerateCalls[1]!.prompt.map((m) => m.role)).toStrictEqual(['system', 'user', 'assistant', 'user']);
-    expect((await store.readMessages({ accountId: ACME, agentId: agent_id, sessionId: 's' })).map((m) => m.content)).toStrictEqual([
-      'first',
-      'reply 1 to first',
-      'second',
-      'reply 2 to second',
-    ]);
+    expect(
+      (await store.readMessages({ accountId: ACME, agentId: agent_id, sessionId: 's' })).map((m) => m.content),
+    ).toStrictEqual(['first', 'reply 1 to first', 'second', 'reply 2 to second']);
   });
 
   test('a run that waits past runWaitMs is a conflict and stores nothing; other sessions do not wait', async () => {
@@ -347,9 +456,14 @@ describe('runs of one session take turns', () => {
     await new Promise((resolve) => setTimeout(resolve, 10));
     const other = service.runAgent(ACME, agent_id, { input: 'elsewhere', session_id: 't' });
     const error = await rejection(service.runAgent(ACME, agent_id, { input: 'second', session_id: 's' }));
-    expect([error.code, error.message]).toStrictEqual(['conflict', 'Another run of this session is still in progress; retry when it has finished']);
+    expect([error.code, error.message]).toStrictEqual([
+      'conflict',
+      'Another run of this session is still in progress; retry when it has finished',
+    ]);
     await Promise.all([first, other]);
-    expect((await store.readMessages({ accountId: ACME, agentId: agent_id, sessionId: 's' })).map((m) => m.content)).toStrictEqual(['first', 'reply 1 to first']);
+    expect(
+      (await store.readMessages({ accountId: ACME, agentId: agent_id, sessionId: 's' })).map((m) => m.content),
+    ).toStrictEqual(['first', 'reply 1 to first']);
   });
 
   test('a run whose lease is lost mid-run stores nothing', async () => {
@@ -360,7 +474,10 @@ describe('runs of one session take turns', () => {
     const { agent_id } = await service.createAgent(ACME, agentInput);
     setTimeout(() => lost.abort(new Error('lease renewal failed')), 20);
     const error = await rejection(service.runAgent(ACME, agent_id, { input: 'hi', session_id: 's' }));
-    expect([error.code, error.message]).toStrictEqual(['storage_unavailable', 'Lost the session lock during the run; nothing was stored']);
+    expect([error.code, error.message]).toStrictEqual([
+      'storage_unavailable',
+      'Lost the session lock during the run; nothing was stored',
+    ]);
     expect(await store.readMessages({ accountId: ACME, agentId: agent_id, sessionId: 's' })).toStrictEqual([]);
   });
 
@@ -375,7 +492,10 @@ describe('runs of one session take turns', () => {
 describe('options', () => {
   test.each([
     [{ historyLimit: 0 }, 'AgentService: historyLimit must be a whole number from 1 to 9007199254740991, got 0'],
-    [{ providerTimeoutMs: 1.5 }, 'AgentService: providerTimeoutMs must be a whole number from 1 to 2147483647, got 1.5'],
+    [
+      { providerTimeoutMs: 1.5 },
+      'AgentService: providerTimeoutMs must be a whole number from 1 to 2147483647, got 1.5',
+    ],
     [{ runWaitMs: 2 ** 31 }, 'AgentService: runWaitMs must be a whole number from 1 to 2147483647, got 2147483648'],
     [{ maxRetries: -1 }, 'AgentService: maxRetries must be a non-negative integer'],
     [{ store: undefined }, 'AgentService: options.store is required'],
@@ -384,6 +504,8 @@ describe('options', () => {
   });
 
   test('an empty account id is a programming error', async () => {
-    await expect(makeService().listAgents('')).rejects.toThrow(new TypeError('AgentService: accountId must be a non-empty string'));
+    await expect(makeService().listAgents('')).rejects.toThrow(
+      new TypeError('AgentService: accountId must be a non-empty string'),
+    );
   });
 });

@@ -1,35 +1,44 @@
-import { SpanKind, SpanStatusCode, context, trace, type Span } from '@opentelemetry/api';
-import { generateText, isStepCount, streamText, type ModelMessage, type TelemetryOptions, type ToolSet } from 'ai';
+import { context, type Span, SpanKind, SpanStatusCode, trace } from '@opentelemetry/api';
+import { generateText, isStepCount, type ModelMessage, streamText, type TelemetryOptions, type ToolSet } from 'ai';
 import { DEFAULT_CONTEXT_WINDOW, estimateTokens, fitHistory } from './context-window.js';
+import { describeModels, describeTools, infoOf, offeredModelsText, type ToolInfo } from './discovery.js';
 import { AgentHostError } from './errors/agenthost-error.js';
 import { ConflictError } from './errors/conflict-error.js';
 import { InvalidInputError } from './errors/invalid-input-error.js';
 import { NotFoundError } from './errors/not-found-error.js';
 import { StorageUnavailableError } from './errors/storage-unavailable-error.js';
-import { randomId, type IdGenerator } from './ids.js';
+import { type IdGenerator, randomId } from './ids.js';
 import { inProcessLocks } from './locks/in-process-locks.js';
+import { estimatedCost } from './models/cost.js';
 import type { AgentStore, SessionRef } from './ports/agent-store.js';
 import type { Lease, LockProvider } from './ports/lock-provider.js';
-import { describeModels, describeTools, infoOf, offeredModelsText, type ToolInfo } from './discovery.js';
-import { estimatedCost } from './models/cost.js';
 import type { ChatModel, ModelInfo, ModelProvider } from './ports/model-provider.js';
 import type { ToolProvider } from './ports/tool-provider.js';
 import { providerFailure } from './provider-failures.js';
-import { unfinishedStep } from './stream-finish.js';
-import type { AgentConfig, AgentList, AgentRecord, RunEvent, RunResult, SessionList, SessionMessage, SessionWithMessages } from './records.js';
-import {
-  SESSION_ID_PATTERN,
-  createAgentInputSchema,
-  runAgentInputSchema,
-  updateAgentInputSchema,
-  type CreateAgentInput,
-  type RunAgentInput,
-  type UpdateAgentInput,
-} from './schemas.js';
+import type {
+  AgentConfig,
+  AgentList,
+  AgentRecord,
+  RunEvent,
+  RunResult,
+  SessionList,
+  SessionMessage,
+  SessionWithMessages,
+} from './records.js';
 import { withRunContext } from './run-context.js';
 import { DEFAULT_MAX_OUTPUT_TOKENS } from './run-limits.js';
+import {
+  type CreateAgentInput,
+  createAgentInputSchema,
+  type RunAgentInput,
+  runAgentInputSchema,
+  SESSION_ID_PATTERN,
+  type UpdateAgentInput,
+  updateAgentInputSchema,
+} from './schemas.js';
+import { unfinishedStep } from './stream-finish.js';
 import { outputFormat } from './structured-output/output-format.js';
-import { sharedSchemaSandbox, type SchemaSandbox } from './structured-output/schema-sandbox.js';
+import { type SchemaSandbox, sharedSchemaSandbox } from './structured-output/schema-sandbox.js';
 import { staticTools } from './tools/static-tools.js';
 import { parseInput } from './validation.js';
 
@@ -137,14 +146,21 @@ const TOKENS_PER_TOOL = 500;
 /** Longest delay a Node timer can hold; longer ones fire at once. */
 const MAX_TIMER_MS = 2 ** 31 - 1;
 
-function positiveInteger(name: string, value: number | undefined, fallback: number, max = Number.MAX_SAFE_INTEGER): number {
+function positiveInteger(
+  name: string,
+  value: number | undefined,
+  fallback: number,
+  max = Number.MAX_SAFE_INTEGER,
+): number {
   const v = value ?? fallback;
-  if (!Number.isSafeInteger(v) || v < 1 || v > max) throw new TypeError(`AgentService: ${name} must be a whole number from 1 to ${max}, got ${value}`);
+  if (!Number.isSafeInteger(v) || v < 1 || v > max)
+    throw new TypeError(`AgentService: ${name} must be a whole number from 1 to ${max}, got ${value}`);
   return v;
 }
 
 function requireAccount(accountId: string): void {
-  if (typeof accountId !== 'string' || accountId.length === 0) throw new TypeError('AgentService: accountId must be a non-empty string');
+  if (typeof accountId !== 'string' || accountId.length === 0)
+    throw new TypeError('AgentService: accountId must be a non-empty string');
 }
 
 function field(name: string, message: string): InvalidInputError {
@@ -214,7 +230,8 @@ export class AgentService {
     this.#historyLimit -= this.#historyLimit % 2;
     this.#providerTimeoutMs = positiveInteger('providerTimeoutMs', options.providerTimeoutMs, 60_000, MAX_TIMER_MS);
     this.#maxRetries = options.maxRetries ?? 2;
-    if (!Number.isSafeInteger(this.#maxRetries) || this.#maxRetries < 0) throw new TypeError('AgentService: maxRetries must be a non-negative integer');
+    if (!Number.isSafeInteger(this.#maxRetries) || this.#maxRetries < 0)
+      throw new TypeError('AgentService: maxRetries must be a non-negative integer');
     this.#maxToolSteps = positiveInteger('maxToolSteps', options.maxToolSteps, 5);
     this.#maxInputChars = positiveInteger('maxInputChars', options.maxInputChars, 32_000);
     this.#maxOutputTokens = positiveInteger('maxOutputTokens', options.maxOutputTokens, DEFAULT_MAX_OUTPUT_TOKENS);
@@ -267,7 +284,9 @@ export class AgentService {
    */
   #metricModel(run: PreparedRun): string {
     this.#listed ??= new Set(this.#models.listModels());
-    return this.#listed.has(run.info.name) || this.#listed.has(run.agent.config.model) ? run.info.name : `${run.info.provider}/other`;
+    return this.#listed.has(run.info.name) || this.#listed.has(run.agent.config.model)
+      ? run.info.name
+      : `${run.info.provider}/other`;
   }
 
   #unsupported(model: string): string {
@@ -287,7 +306,14 @@ export class AgentService {
     const agent: AgentRecord = {
       agent_id: agentId,
       name: config.name,
-      config: { agent_id: agentId, name: config.name, instruction: config.instruction, model: config.model, tool: config.tool, component: config.component },
+      config: {
+        agent_id: agentId,
+        name: config.name,
+        instruction: config.instruction,
+        model: config.model,
+        tool: config.tool,
+        component: config.component,
+      },
       created_at: now,
       updated_at: now,
     };
@@ -325,12 +351,22 @@ export class AgentService {
     await this.getAgent(accountId, agentId);
     const body = (input ?? {}) as Record<string, unknown>;
     const { config: nested, ...top } = body;
-    const flat = nested !== null && typeof nested === 'object' && !Array.isArray(nested) ? { ...(nested as Record<string, unknown>), ...top } : body;
-    const changes = Object.fromEntries(Object.entries(parseInput(updateAgentInputSchema, flat)).filter(([, v]) => v !== undefined)) as Partial<AgentConfig>;
-    if (Object.keys(changes).length === 0) throw field('request', 'Give at least one of name, instruction, model, tool, component');
-    const lease = await this.#locks.acquire(`agent:${JSON.stringify([accountId, agentId])}`, { waitMs: this.#runWaitMs }).catch((error: unknown) => {
-      throw AgentHostError.isInstance(error) && error.code === 'conflict' ? new ConflictError({ message: 'The agent is being changed; retry', cause: error }) : error;
-    });
+    const flat =
+      nested !== null && typeof nested === 'object' && !Array.isArray(nested)
+        ? { ...(nested as Record<string, unknown>), ...top }
+        : body;
+    const changes = Object.fromEntries(
+      Object.entries(parseInput(updateAgentInputSchema, flat)).filter(([, v]) => v !== undefined),
+    ) as Partial<AgentConfig>;
+    if (Object.keys(changes).length === 0)
+      throw field('request', 'Give at least one of name, instruction, model, tool, component');
+    const lease = await this.#locks
+      .acquire(`agent:${JSON.stringify([accountId, agentId])}`, { waitMs: this.#runWaitMs })
+      .catch((error: unknown) => {
+        throw AgentHostError.isInstance(error) && error.code === 'conflict'
+          ? new ConflictError({ message: 'The agent is being changed; retry', cause: error })
+          : error;
+      });
     try {
       const current = await this.getAgent(accountId, agentId);
       const config: AgentConfig = { ...current.config, ...changes };
@@ -373,7 +409,10 @@ export class AgentService {
   async getAgent(accountId: string, agentId: string): Promise<AgentRecord> {
     requireAccount(accountId);
     // Ids this service makes are short; anything long cannot name an agent, so the store is spared it.
-    const agent = typeof agentId === 'string' && agentId.length > 0 && agentId.length <= MAX_ID_LENGTH ? await this.#store.getAgent(accountId, agentId) : undefined;
+    const agent =
+      typeof agentId === 'string' && agentId.length > 0 && agentId.length <= MAX_ID_LENGTH
+        ? await this.#store.getAgent(accountId, agentId)
+        : undefined;
     if (!agent) throw new NotFoundError({ message: 'Agent not found' });
     return agent;
   }
@@ -391,20 +430,31 @@ export class AgentService {
    *   ProviderError when the provider fails (`provider_error`), rate limits (`provider_rate_limited`)
    *   or times out (`provider_timeout`); StorageUnavailableError when the store or the lock service fails.
    */
-  async runAgent(accountId: string, agentId: string, input: RunAgentInput, options: RunOptions = {}): Promise<RunResult> {
+  async runAgent(
+    accountId: string,
+    agentId: string,
+    input: RunAgentInput,
+    options: RunOptions = {},
+  ): Promise<RunResult> {
     if (!this.#telemetry) return this.#runAgent(accountId, agentId, input, options);
-    return trace.getTracer('agenthost').startActiveSpan('agenthost.run', { kind: SpanKind.INTERNAL, attributes: { 'agenthost.agent_id': agentId } }, async (span) => {
-      try {
-        const result = await this.#runAgent(accountId, agentId, input, options);
-        finishSpan(span, result);
-        return result;
-      } catch (error) {
-        failSpan(span, error);
-        throw error;
-      } finally {
-        span.end();
-      }
-    });
+    return trace
+      .getTracer('agenthost')
+      .startActiveSpan(
+        'agenthost.run',
+        { kind: SpanKind.INTERNAL, attributes: { 'agenthost.agent_id': agentId } },
+        async (span) => {
+          try {
+            const result = await this.#runAgent(accountId, agentId, input, options);
+            finishSpan(span, result);
+            return result;
+          } catch (error) {
+            failSpan(span, error);
+            throw error;
+          } finally {
+            span.end();
+          }
+        },
+      );
   }
 
   async #runAgent(accountId: string, agentId: string, input: RunAgentInput, options: RunOptions): Promise<RunResult> {
@@ -415,7 +465,11 @@ export class AgentService {
       const timeout = AbortSignal.timeout(this.#providerTimeoutMs);
       let result: Awaited<ReturnType<typeof generateText>>;
       try {
-        const call = () => generateText({ ...this.#callSettings(run), abortSignal: this.#abortSignal(timeout, options.signal, run.lease) });
+        const call = () =>
+          generateText({
+            ...this.#callSettings(run),
+            abortSignal: this.#abortSignal(timeout, options.signal, run.lease),
+          });
         result = await withRunContext({ accountId: run.session.accountId, sandbox: this.#sandbox }, call);
       } catch (error) {
         throw this.#callFailure(error, timeout, options.signal, run);
@@ -428,7 +482,11 @@ export class AgentService {
       this.#observe({ model: this.#metricModel(run), outcome: 'ok', tokens: answer.metadata.tokens, providerMs });
       return answer;
     } catch (error) {
-      this.#observe({ model: this.#metricModel(run), outcome: AgentHostError.isInstance(error) ? error.code : 'aborted', ...(providerMs !== undefined && { providerMs }) });
+      this.#observe({
+        model: this.#metricModel(run),
+        outcome: AgentHostError.isInstance(error) ? error.code : 'aborted',
+        ...(providerMs !== undefined && { providerMs }),
+      });
       throw error;
     } finally {
       await this.#release(run.lease);
@@ -442,7 +500,12 @@ export class AgentService {
    * break out (which aborts the model call): either way the session's lock is released, and a run
    * that did not reach `done` stores nothing.
    */
-  async streamAgent(accountId: string, agentId: string, input: RunAgentInput, options: RunOptions = {}): Promise<AsyncIterable<RunEvent>> {
+  async streamAgent(
+    accountId: string,
+    agentId: string,
+    input: RunAgentInput,
+    options: RunOptions = {},
+  ): Promise<AsyncIterable<RunEvent>> {
     const run = await this.#prepare(accountId, agentId, input, options.signal);
     const events = this.#stream(run, options.signal);
     let started = false;
@@ -466,7 +529,11 @@ export class AgentService {
   }
 
   async *#stream(run: PreparedRun, signal: AbortSignal | undefined): AsyncGenerator<RunEvent> {
-    const span = this.#telemetry ? trace.getTracer('agenthost').startSpan('agenthost.run', { attributes: { 'agenthost.agent_id': run.agent.agent_id, 'agenthost.stream': true } }) : undefined;
+    const span = this.#telemetry
+      ? trace.getTracer('agenthost').startSpan('agenthost.run', {
+          attributes: { 'agenthost.agent_id': run.agent.agent_id, 'agenthost.stream': true },
+        })
+      : undefined;
     try {
       for await (const event of this.#streamEvents(run, signal, span)) {
         if (event.type === 'done' && span) finishSpan(span, event.result);
@@ -480,20 +547,25 @@ export class AgentService {
     }
   }
 
-  async *#streamEvents(run: PreparedRun, signal: AbortSignal | undefined, span: Span | undefined): AsyncGenerator<RunEvent> {
+  async *#streamEvents(
+    run: PreparedRun,
+    signal: AbortSignal | undefined,
+    span: Span | undefined,
+  ): AsyncGenerator<RunEvent> {
     const stopped = new AbortController();
     const timeout = AbortSignal.timeout(this.#providerTimeoutMs);
     const started = performance.now();
     try {
       let failure: unknown;
       let calledTool = false;
-      const start = () => streamText({
-        ...this.#callSettings(run),
-        abortSignal: AbortSignal.any([stopped.signal, this.#abortSignal(timeout, signal, run.lease)]),
-        onError: ({ error }) => {
-          failure ??= error;
-        },
-      });
+      const start = () =>
+        streamText({
+          ...this.#callSettings(run),
+          abortSignal: AbortSignal.any([stopped.signal, this.#abortSignal(timeout, signal, run.lease)]),
+          onError: ({ error }) => {
+            failure ??= error;
+          },
+        });
       // The AI SDK's spans of the model call become children of the run's span.
       const traced = () => (span ? context.with(trace.setSpan(context.active(), span), start) : start());
       const result = withRunContext({ accountId: run.session.accountId, sandbox: this.#sandbox }, traced);
@@ -503,9 +575,15 @@ export class AgentService {
           else if (part.type === 'tool-call') {
             calledTool = true;
             yield { type: 'tool-call', tool_call_id: part.toolCallId, tool_name: part.toolName, input: part.input };
-          } else if (part.type === 'tool-result') yield { type: 'tool-result', tool_call_id: part.toolCallId, tool_name: part.toolName, output: part.output };
+          } else if (part.type === 'tool-result')
+            yield { type: 'tool-result', tool_call_id: part.toolCallId, tool_name: part.toolName, output: part.output };
           else if (part.type === 'tool-error') {
-            yield { type: 'tool-error', tool_call_id: part.toolCallId, tool_name: part.toolName, error: part.error instanceof Error ? part.error.message : String(part.error) };
+            yield {
+              type: 'tool-error',
+              tool_call_id: part.toolCallId,
+              tool_name: part.toolName,
+              error: part.error instanceof Error ? part.error.message : String(part.error),
+            };
           } else if (part.type === 'finish-step') failure ??= unfinishedStep(part);
           else if (part.type === 'error') failure ??= part.error;
           else if (part.type === 'abort') failure ??= signal?.reason ?? new Error('aborted');
@@ -519,7 +597,11 @@ export class AgentService {
         yield { type: 'done', result: answer };
       } catch (error) {
         const failed = this.#callFailure(error, timeout, signal, run);
-        this.#observe({ model: this.#metricModel(run), outcome: AgentHostError.isInstance(failed) ? failed.code : 'aborted', providerMs: performance.now() - started });
+        this.#observe({
+          model: this.#metricModel(run),
+          outcome: AgentHostError.isInstance(failed) ? failed.code : 'aborted',
+          providerMs: performance.now() - started,
+        });
         throw failed;
       }
     } finally {
@@ -544,7 +626,12 @@ export class AgentService {
    * A session and one page of its messages, oldest first.
    * @throws NotFoundError for an unknown agent or session; InvalidInputError for a bad `limit` or `cursor`.
    */
-  async getSession(accountId: string, agentId: string, sessionId: string, options: PageOptions = {}): Promise<SessionWithMessages> {
+  async getSession(
+    accountId: string,
+    agentId: string,
+    sessionId: string,
+    options: PageOptions = {},
+  ): Promise<SessionWithMessages> {
     const session = await this.#sessionRef(accountId, agentId, sessionId);
     const limit = pageLimit(options.limit, 100);
     const offset = decodeCursor(options.cursor) ?? 0;
@@ -571,14 +658,21 @@ export class AgentService {
 
   async #sessionRef(accountId: string, agentId: string, sessionId: string): Promise<SessionRef> {
     await this.getAgent(accountId, agentId);
-    if (typeof sessionId !== 'string' || !SESSION_ID_PATTERN.test(sessionId)) throw new NotFoundError({ message: 'Session not found' });
+    if (typeof sessionId !== 'string' || !SESSION_ID_PATTERN.test(sessionId))
+      throw new NotFoundError({ message: 'Session not found' });
     return { accountId, agentId, sessionId };
   }
 
-  async #prepare(accountId: string, agentId: string, input: RunAgentInput, signal: AbortSignal | undefined): Promise<PreparedRun> {
+  async #prepare(
+    accountId: string,
+    agentId: string,
+    input: RunAgentInput,
+    signal: AbortSignal | undefined,
+  ): Promise<PreparedRun> {
     const agent = await this.getAgent(accountId, agentId);
     const run = parseInput(runAgentInputSchema, input);
-    if (run.input.length > this.#maxInputChars) throw field('input', `input must be at most ${this.#maxInputChars} characters`);
+    if (run.input.length > this.#maxInputChars)
+      throw field('input', `input must be at most ${this.#maxInputChars} characters`);
     const output = await outputFormat({
       jsonMode: run.json_mode ?? undefined,
       jsonFormat: run.json_format ?? undefined,
@@ -594,9 +688,15 @@ export class AgentService {
     const info = infoOf(this.#models, agent.config.model);
     const window = this.#contextWindows[agent.config.model] ?? info.context_window ?? DEFAULT_CONTEXT_WINDOW;
     const reserved =
-      this.#maxOutputTokens + estimateTokens(agent.config.instruction) + estimateTokens(run.input) + Object.keys(tools ?? {}).length * TOKENS_PER_TOOL;
+      this.#maxOutputTokens +
+      estimateTokens(agent.config.instruction) +
+      estimateTokens(run.input) +
+      Object.keys(tools ?? {}).length * TOKENS_PER_TOOL;
     if (reserved > window) {
-      throw field('input', `input is too long for the context window of ${agent.config.model} (${window} tokens, ${this.#maxOutputTokens} kept for the answer)`);
+      throw field(
+        'input',
+        `input is too long for the context window of ${agent.config.model} (${window} tokens, ${this.#maxOutputTokens} kept for the answer)`,
+      );
     }
 
     // A session id the server just made is known to nobody else, so only given ids need the lock.
@@ -606,7 +706,10 @@ export class AgentService {
       let total = 0;
       if (run.session_id) {
         history = await this.#store.readMessages(session, { last: this.#historyLimit });
-        total = history.length === this.#historyLimit ? ((await this.#store.getSession(session))?.message_count ?? history.length) : history.length;
+        total =
+          history.length === this.#historyLimit
+            ? ((await this.#store.getSession(session))?.message_count ?? history.length)
+            : history.length;
       }
       const fitted = fitHistory(history, window - reserved);
       return {
@@ -651,7 +754,11 @@ export class AgentService {
     const own = ownError(error);
     if (own) return own;
     if (signal?.aborted) return signal.reason ?? error;
-    if (run.lease?.signal.aborted) return new StorageUnavailableError({ message: 'Lost the session lock during the run; nothing was stored', cause: error });
+    if (run.lease?.signal.aborted)
+      return new StorageUnavailableError({
+        message: 'Lost the session lock during the run; nothing was stored',
+        cause: error,
+      });
     return providerFailure(error, { timedOut: timeout.aborted, provider: run.model.provider });
   }
 
@@ -663,7 +770,8 @@ export class AgentService {
     signal: AbortSignal | undefined,
   ): Promise<RunResult> {
     signal?.throwIfAborted();
-    if (run.lease?.signal.aborted) throw new StorageUnavailableError({ message: 'Lost the session lock during the run; nothing was stored' });
+    if (run.lease?.signal.aborted)
+      throw new StorageUnavailableError({ message: 'Lost the session lock during the run; nothing was stored' });
     await this.#store.appendMessages(run.session, [
       { role: 'user', content: run.input, created_at: run.startedAt },
       { role: 'assistant', content: output, created_at: this.#now().toISOString() },
@@ -686,14 +794,20 @@ export class AgentService {
 
   async #lockSession(session: SessionRef, signal: AbortSignal | undefined): Promise<Lease> {
     try {
-      return await this.#locks.acquire(`run:${JSON.stringify([session.accountId, session.agentId, session.sessionId])}`, {
-        waitMs: this.#runWaitMs,
-        ...(signal && { signal }),
-      });
+      return await this.#locks.acquire(
+        `run:${JSON.stringify([session.accountId, session.agentId, session.sessionId])}`,
+        {
+          waitMs: this.#runWaitMs,
+          ...(signal && { signal }),
+        },
+      );
     } catch (error) {
       if (signal?.aborted) throw signal.reason ?? error;
       if (AgentHostError.isInstance(error) && error.code === 'conflict') {
-        throw new ConflictError({ message: 'Another run of this session is still in progress; retry when it has finished', cause: error });
+        throw new ConflictError({
+          message: 'Another run of this session is still in progress; retry when it has finished',
+          cause: error,
+        });
       }
       throw error;
     }
@@ -737,7 +851,11 @@ function failSpan(span: Span, error: unknown): void {
 
 /** The first agenthost error in an error's chain of causes, if any. */
 function ownError(error: unknown): AgentHostError | undefined {
-  for (let e = error, depth = 0; e !== null && typeof e === 'object' && depth < 8; e = (e as { cause?: unknown }).cause, depth++) {
+  for (
+    let e = error, depth = 0;
+    e !== null && typeof e === 'object' && depth < 8;
+    e = (e as { cause?: unknown }).cause, depth++
+  ) {
     if (AgentHostError.isInstance(e)) return e;
   }
   return undefined;

@@ -40,7 +40,9 @@ export function modelsByProvider(models: readonly ModelInfo[]): Map<string, stri
 /** The offered model names grouped by provider, for a message: `openai: gpt-5, gpt-5-mini; ollama: any model id`. */
 export function offeredModelsText(models: ModelProvider): string {
   const groups = [...modelsByProvider(describeModels(models))];
-  return groups.map(([provider, ids]) => `${provider}: ${ids.map((id) => (id === ANY_MODEL ? 'any model id' : id)).join(', ')}`).join('; ');
+  return groups
+    .map(([provider, ids]) => `${provider}: ${ids.map((id) => (id === ANY_MODEL ? 'any model id' : id)).join(', ')}`)
+    .join('; ');
 }
 
 /** Every offered tool integration with a description. */

@@ -20,12 +20,20 @@ function retryAfter(headers: Record<string, string> | undefined): number {
  * answer, rejected credentials). The error carries a summary safe to log (see `ProviderError.provider`);
  * `provider` is the model's provider id.
  */
-export function providerFailure(error: unknown, { timedOut, provider }: { timedOut: boolean; provider?: string }): ProviderError {
+export function providerFailure(
+  error: unknown,
+  { timedOut, provider }: { timedOut: boolean; provider?: string },
+): ProviderError {
   const last = RetryError.isInstance(error) ? error.lastError : error;
   const summary = summarizeProviderFailure(last, provider);
   if (timedOut) return new ProviderError({ failure: 'timeout', cause: error, provider: summary });
   if (APICallError.isInstance(last) && last.statusCode === 429) {
-    return new ProviderError({ failure: 'rate_limited', cause: error, retryAfterSeconds: retryAfter(last.responseHeaders), provider: summary });
+    return new ProviderError({
+      failure: 'rate_limited',
+      cause: error,
+      retryAfterSeconds: retryAfter(last.responseHeaders),
+      provider: summary,
+    });
   }
   return new ProviderError({ failure: 'error', cause: error, provider: summary });
 }

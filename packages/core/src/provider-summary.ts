@@ -9,7 +9,8 @@ const CODE = /^[A-Za-z0-9_.:-]{1,64}$/;
 /** Node's and undici's network error codes: `ECONNRESET`, `UND_ERR_SOCKET`. */
 const SYSTEM_CODE = /^[A-Z][A-Z0-9_]{1,63}$/;
 
-const isRecord = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
+const isRecord = (value: unknown): value is Record<string, unknown> =>
+  typeof value === 'object' && value !== null && !Array.isArray(value);
 
 function parsed(body: string | undefined): unknown {
   if (body === undefined || body.length > MAX_BODY_LENGTH) return undefined;

@@ -1,11 +1,14 @@
 import fc from 'fast-check';
 import { describe, expect, test } from 'vitest';
-import { MAX_REDACT_LENGTH, REDACTED, TRUNCATED, redactSecrets } from './redact-secrets.js';
+import { MAX_REDACT_LENGTH, REDACTED, redactSecrets, TRUNCATED } from './redact-secrets.js';
 
 describe('redactSecrets: examples', () => {
   test.each([
     ['Incorrect API key provided: sk-live-abcdef0123456789abcdef', 'Incorrect API key provided: [redacted]'],
-    ['anthropic sk-ant-api03-AbCdEfGh_ijkl-0123 and openrouter sk-or-v1-0123456789abcdef', 'anthropic [redacted] and openrouter [redacted]'],
+    [
+      'anthropic sk-ant-api03-AbCdEfGh_ijkl-0123 and openrouter sk-or-v1-0123456789abcdef',
+      'anthropic [redacted] and openrouter [redacted]',
+    ],
     ['groq gsk_0123456789abcdefABCDEF, google AIzaSyA-abcdefgh_12345678', 'groq [redacted], google [redacted]'],
     ['issued key ah_AbCdEf0123456789_-xyzw was revoked', 'issued key [redacted] was revoked'],
     ['tavily tvly-dev-0123456789abcdef, github ghp_0123456789abcdefABCDEF', 'tavily [redacted], github [redacted]'],
@@ -19,7 +22,10 @@ describe('redactSecrets: examples', () => {
     ['/v1/search?api_key=abc&access_token=xyz&page=2', '/v1/search?api_key=[redacted]&access_token=[redacted]&page=2'],
     ['{"api_key": "plain", "client_secret":"s3"}', '{"api_key": "[redacted]", "client_secret":"[redacted]"}'],
     ['x-api-key: anything, password=hunter2', 'x-api-key: [redacted], password=[redacted]'],
-    ['connect to postgres://agenthost:s3cr3t-pw@db.internal:5432/app refused', 'connect to postgres://[redacted]@db.internal:5432/app refused'],
+    [
+      'connect to postgres://agenthost:s3cr3t-pw@db.internal:5432/app refused',
+      'connect to postgres://[redacted]@db.internal:5432/app refused',
+    ],
     ['redis://:hunter2pw@cache:6379 is down', 'redis://[redacted]@cache:6379 is down'],
     ['token 9f8e7d6c5b4a39281706f5e4d3c2b1a0 and AKIA0123456789ABCDEF', 'token [redacted] and [redacted]'],
   ])('%s', (text, expected) => {
@@ -83,8 +89,10 @@ describe('redactSecrets: examples', () => {
 });
 
 const TOKEN = 'abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789'.split('');
-const alnum = (min: number, max: number) => fc.array(fc.constantFrom(...TOKEN), { minLength: min, maxLength: max }).map((cs) => cs.join(''));
-const base64url = (min: number, max: number) => fc.array(fc.constantFrom(...TOKEN, '-', '_'), { minLength: min, maxLength: max }).map((cs) => cs.join(''));
+const alnum = (min: number, max: number) =>
+  fc.array(fc.constantFrom(...TOKEN), { minLength: min, maxLength: max }).map((cs) => cs.join(''));
+const base64url = (min: number, max: number) =>
+  fc.array(fc.constantFrom(...TOKEN, '-', '_'), { minLength: min, maxLength: max }).map((cs) => cs.join(''));
 /** Text around a secret: anything, ending (or starting) with a separator so that the secret stands alone. */
 const before = fc.string({ maxLength: 300 }).map((s) => `${s} `);
 const after = fc.string({ maxLength: 300 }).map((s) => ` ${s}`);
@@ -92,16 +100,36 @@ const MARKERS = `${REDACTED}${TRUNCATED}`;
 
 describe('redactSecrets: properties', () => {
   test('a known secret never survives, wherever it is and however long the text', () => {
-    const secret = fc.string({ minLength: 4, maxLength: 40, unit: 'grapheme' }).filter((s) => !/[[\]]/.test(s) && !MARKERS.includes(s));
+    const secret = fc
+      .string({ minLength: 4, maxLength: 40, unit: 'grapheme' })
+      .filter((s) => !/[[\]]/.test(s) && !MARKERS.includes(s));
     fc.assert(
-      fc.property(fc.string({ maxLength: 2_000, unit: 'binary' }), secret, fc.string({ maxLength: 2_000, unit: 'binary' }), fc.integer({ min: 10, max: 3_000 }), (a, s, b, maxLength) => {
-        expect(redactSecrets(a + s + b, { secrets: [s], maxLength })).not.toContain(s);
-      }),
+      fc.property(
+        fc.string({ maxLength: 2_000, unit: 'binary' }),
+        secret,
+        fc.string({ maxLength: 2_000, unit: 'binary' }),
+        fc.integer({ min: 10, max: 3_000 }),
+        (a, s, b, maxLength) => {
+          expect(redactSecrets(a + s + b, { secrets: [s], maxLength })).not.toContain(s);
+        },
+      ),
     );
   });
 
   test('provider-style keys never survive', () => {
-    const prefix = fc.constantFrom('sk-', 'sk-proj-', 'sk-ant-api03-', 'sk-or-v1-', 'gsk_', 'AIza', 'ah_', 'tvly-', 'ghp_', 'hf_', 'xai-');
+    const prefix = fc.constantFrom(
+      'sk-',
+      'sk-proj-',
+      'sk-ant-api03-',
+      'sk-or-v1-',
+      'gsk_',
+      'AIza',
+      'ah_',
+      'tvly-',
+      'ghp_',
+      'hf_',
+      'xai-',
+    );
     fc.assert(
       fc.property(before, prefix, base64url(8, 80), after, (a, p, rest, b) => {
         expect(redactSecrets(a + p + rest + b)).not.toContain(p + rest);
@@ -110,11 +138,17 @@ describe('redactSecrets: properties', () => {
   });
 
   test('bearer tokens, JWTs and key=value parameters never survive', () => {
-    const bearer = fc.tuple(fc.constantFrom('Bearer ', 'bearer  ', 'Basic '), fc.stringMatching(/^[A-Za-z0-9._~+/-]{8,80}={0,2}$/));
+    const bearer = fc.tuple(
+      fc.constantFrom('Bearer ', 'bearer  ', 'Basic '),
+      fc.stringMatching(/^[A-Za-z0-9._~+/-]{8,80}={0,2}$/),
+    );
     const jwt = fc.tuple(base64url(4, 60), base64url(4, 200), base64url(0, 90)).map(([h, p, s]) => `eyJ${h}.${p}.${s}`);
     // A value of "bearer" or "basic" followed by a space reads as an authorization scheme instead.
     const value = fc.stringMatching(/^[^\s"'&,;<>(){}[\]]{1,60}$/).filter((v) => !/^(bearer|basic)$/i.test(v));
-    const param = fc.tuple(fc.constantFrom('key=', 'api_key=', 'token=', 'x-goog-api-key=', 'access_token=', 'password='), value);
+    const param = fc.tuple(
+      fc.constantFrom('key=', 'api_key=', 'token=', 'x-goog-api-key=', 'access_token=', 'password='),
+      value,
+    );
     fc.assert(
       fc.property(before, bearer, jwt, param, after, (a, [scheme, token], j, [name, value], b) => {
         const out = redactSecrets(`${a}${scheme}${token} ${j} ?${name}${value}${b}`);
@@ -135,8 +169,14 @@ describe('redactSecrets: properties', () => {
   });
 
   test('prose of words, numbers and punctuation is kept as it is', () => {
-    const lower = fc.array(fc.constantFrom(...'abcdefghijklmnopqrstuvwxyz'.split('')), { minLength: 1, maxLength: 12 }).map((cs) => cs.join(''));
-    const word = fc.oneof(lower, fc.integer({ min: 0, max: 99_999 }).map(String), fc.constantFrom('-', ':', '=', '(', ')', '.', ',', 'the key', 'token'));
+    const lower = fc
+      .array(fc.constantFrom(...'abcdefghijklmnopqrstuvwxyz'.split('')), { minLength: 1, maxLength: 12 })
+      .map((cs) => cs.join(''));
+    const word = fc.oneof(
+      lower,
+      fc.integer({ min: 0, max: 99_999 }).map(String),
+      fc.constantFrom('-', ':', '=', '(', ')', '.', ',', 'the key', 'token'),
+    );
     fc.assert(
       fc.property(fc.array(word, { maxLength: 60 }), (words) => {
         const text = words.join(' ');
@@ -147,11 +187,19 @@ describe('redactSecrets: properties', () => {
 
   test('redacting twice changes nothing more; output stays bounded', () => {
     fc.assert(
-      fc.property(fc.string({ maxLength: 3_000, unit: 'binary' }), fc.array(fc.string({ minLength: 4, maxLength: 12 }).filter((s) => !/[[\]]/.test(s)), { maxLength: 3 }), fc.integer({ min: 1, max: 4_000 }), (text, secrets, maxLength) => {
-        const once = redactSecrets(text, { secrets, maxLength });
-        expect(once.length).toBeLessThanOrEqual(3 * maxLength + TRUNCATED.length);
-        if (once.length <= maxLength) expect(redactSecrets(once, { secrets, maxLength })).toBe(once);
-      }),
+      fc.property(
+        fc.string({ maxLength: 3_000, unit: 'binary' }),
+        fc.array(
+          fc.string({ minLength: 4, maxLength: 12 }).filter((s) => !/[[\]]/.test(s)),
+          { maxLength: 3 },
+        ),
+        fc.integer({ min: 1, max: 4_000 }),
+        (text, secrets, maxLength) => {
+          const once = redactSecrets(text, { secrets, maxLength });
+          expect(once.length).toBeLessThanOrEqual(3 * maxLength + TRUNCATED.length);
+          if (once.length <= maxLength) expect(redactSecrets(once, { secrets, maxLength })).toBe(once);
+        },
+      ),
     );
   });
 });

@@ -39,7 +39,8 @@ const ASSIGNED =
 /** A whole run of token characters, for {@link looksSecret} to judge. */
 const RUN = /(?<![A-Za-z0-9_-])[A-Za-z0-9_-]{8,}/g;
 /** How well-known keys start: OpenAI, Anthropic, OpenRouter, Stripe, Groq, xAI, Google, agenthost, GitHub, GitLab, Slack, Hugging Face, Tavily, Replicate, Perplexity, AWS. */
-const KEY_PREFIX = /^(?:sk-|sk_|rk_|gsk_|xai-|AIza|ah_|gh[pousr]_|github_pat_|glpat-|xox[abprs]-|hf_|tvly-|r8_|pplx-|AKIA|ASIA|eyJ)/;
+const KEY_PREFIX =
+  /^(?:sk-|sk_|rk_|gsk_|xai-|AIza|ah_|gh[pousr]_|github_pat_|glpat-|xox[abprs]-|hf_|tvly-|r8_|pplx-|AKIA|ASIA|eyJ)/;
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 const mixed = (s: string) => /[A-Za-z]/.test(s) && /[0-9]/.test(s);
@@ -109,7 +110,8 @@ function cutPoint(text: string, max: number, secrets: readonly string[]): number
  */
 export function redactSecrets(text: string, options: RedactOptions = {}): string {
   const max = options.maxLength ?? MAX_REDACT_LENGTH;
-  if (!Number.isSafeInteger(max) || max < 1) throw new RangeError('redactSecrets: maxLength must be a positive integer');
+  if (!Number.isSafeInteger(max) || max < 1)
+    throw new RangeError('redactSecrets: maxLength must be a positive integer');
   const secrets = knownSecrets(options.secrets ?? []);
   const cut = text.length > max;
   let out = cut ? text.slice(0, cutPoint(text, max, secrets)) : text;

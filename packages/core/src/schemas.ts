@@ -11,6 +11,7 @@ export const SESSION_ID_PATTERN = /^[A-Za-z0-9._:-]{1,128}$/;
 
 // NUL and unpaired UTF-16 surrogates are refused by some storage engines (Postgres text, strict UTF-8
 // encoders); rejecting them here keeps every backend consistent.
+// biome-ignore lint/suspicious/noControlCharactersInRegex: NUL is exactly what this finds.
 const UNSAFE_TEXT = /\u0000|[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
 
 function text(field: string, max: number) {
@@ -74,7 +75,9 @@ export const updateAgentInputSchema = z.object({
 });
 
 /** What a caller passes to `updateAgent`; a body with a `config` object is read from it too (as `PUT` clients send). */
-export type UpdateAgentInput = z.input<typeof updateAgentInputSchema> & { config?: z.input<typeof updateAgentInputSchema> };
+export type UpdateAgentInput = z.input<typeof updateAgentInputSchema> & {
+  config?: z.input<typeof updateAgentInputSchema>;
+};
 
 /**
  * Input of `runAgent` and `streamAgent`. `input_data` is accepted as an alias of `input` (older
@@ -92,12 +95,15 @@ export const runAgentInputSchema = z
       .nullish(),
     json_mode: z.boolean({ error: 'json_mode must be true or false' }).nullish(),
     json_format: z
-      .union([z.record(z.string(), z.unknown()), z.string()], { error: 'json_format must be a JSON Schema object or its JSON text' })
+      .union([z.record(z.string(), z.unknown()), z.string()], {
+        error: 'json_format must be a JSON Schema object or its JSON text',
+      })
       .nullish(),
     stream: z.boolean({ error: 'stream must be true or false' }).nullish(),
   })
   .superRefine((value, ctx) => {
-    if (value.input === undefined && value.input_data === undefined) ctx.addIssue({ code: 'custom', message: 'input is required', path: ['input'] });
+    if (value.input === undefined && value.input_data === undefined)
+      ctx.addIssue({ code: 'custom', message: 'input is required', path: ['input'] });
   })
   .transform(({ input, input_data, ...rest }) => ({ ...rest, input: (input ?? input_data)! }));
 

@@ -9,10 +9,20 @@ import type { FinishReason, LanguageModelUsage } from 'ai';
  * would be. (Usage tells a real finish from a stopped stream where the raw reason cannot: models of the
  * older spec report no raw reason at all.)
  */
-export function unfinishedStep(step: { finishReason: FinishReason; rawFinishReason: string | undefined; usage: LanguageModelUsage }): Error | undefined {
-  if (step.finishReason === 'error') return new Error(`The provider's stream ended in an error (raw finish reason: ${step.rawFinishReason ?? 'none'})`);
-  if (step.finishReason === 'interrupted') return new Error("The provider's stream stopped before the answer was finished");
-  const reported = step.rawFinishReason !== undefined || step.usage.inputTokens !== undefined || step.usage.outputTokens !== undefined;
-  if (step.finishReason === 'other' && !reported) return new Error("The provider's stream ended without reporting why it stopped; it was not a complete answer stream");
+export function unfinishedStep(step: {
+  finishReason: FinishReason;
+  rawFinishReason: string | undefined;
+  usage: LanguageModelUsage;
+}): Error | undefined {
+  if (step.finishReason === 'error')
+    return new Error(`The provider's stream ended in an error (raw finish reason: ${step.rawFinishReason ?? 'none'})`);
+  if (step.finishReason === 'interrupted')
+    return new Error("The provider's stream stopped before the answer was finished");
+  const reported =
+    step.rawFinishReason !== undefined || step.usage.inputTokens !== undefined || step.usage.outputTokens !== undefined;
+  if (step.finishReason === 'other' && !reported)
+    return new Error(
+      "The provider's stream ended without reporting why it stopped; it was not a complete answer stream",
+    );
   return undefined;
 }

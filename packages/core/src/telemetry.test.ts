@@ -8,12 +8,14 @@ import { echoModels } from './models/static-models.js';
 // process, inputs and outputs included, unless a call says otherwise.
 const seen: { event: string; text: string }[] = [];
 const spy = Object.fromEntries(
-  ['onStart', 'onStepStart', 'onLanguageModelCallStart', 'onLanguageModelCallEnd', 'onStepFinish', 'onFinish'].map((event) => [
-    event,
-    (data: unknown) => {
-      seen.push({ event, text: JSON.stringify(data) ?? '' });
-    },
-  ]),
+  ['onStart', 'onStepStart', 'onLanguageModelCallStart', 'onLanguageModelCallEnd', 'onStepFinish', 'onFinish'].map(
+    (event) => [
+      event,
+      (data: unknown) => {
+        seen.push({ event, text: JSON.stringify(data) ?? '' });
+      },
+    ],
+  ),
 );
 registerTelemetry(spy);
 afterAll(() => registerTelemetry());
@@ -33,7 +35,13 @@ describe("the AI SDK's telemetry of agenthost's runs", () => {
 
   test('when on, reaches the given integrations without the run’s content unless asked', async () => {
     seen.length = 0;
-    await run(new AgentService({ store: new MemoryStore(), models: echoModels(), telemetry: { enabled: true, integrations: [spy] } }));
+    await run(
+      new AgentService({
+        store: new MemoryStore(),
+        models: echoModels(),
+        telemetry: { enabled: true, integrations: [spy] },
+      }),
+    );
     expect(seen.map((s) => s.event)).toContain('onLanguageModelCallEnd');
     expect(seen.filter((s) => s.text.includes('private question'))).toStrictEqual([]);
   });

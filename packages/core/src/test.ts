@@ -3,6 +3,29 @@
  * OpenAI-compatible, Anthropic Messages, Gemini), a settable clock and readable ids. Import from
  * `@agenthost/core/test`.
  */
+
+export {
+  type FakeAnthropicHandler,
+  type FakeAnthropicRequest,
+  type FakeAnthropicServer,
+  startFakeAnthropicServer,
+} from './testing/fake-anthropic-server.js';
+export {
+  type FakeGeminiApi,
+  type FakeGeminiHandler,
+  type FakeGeminiRequest,
+  type FakeGeminiServer,
+  startFakeGeminiServer,
+} from './testing/fake-gemini-server.js';
+export {
+  type FakeOpenAIApi,
+  type FakeOpenAIHandler,
+  type FakeOpenAIMessage,
+  type FakeOpenAIReply,
+  type FakeOpenAIRequest,
+  type FakeOpenAIServer,
+  startFakeOpenAIServer,
+} from './testing/fake-openai-server.js';
 export {
   defaultFakeReply,
   type FakeAnswer,
@@ -14,17 +37,6 @@ export {
   type FakeReply,
   type FakeToolCall,
 } from './testing/fake-provider-server.js';
-export {
-  startFakeOpenAIServer,
-  type FakeOpenAIApi,
-  type FakeOpenAIHandler,
-  type FakeOpenAIMessage,
-  type FakeOpenAIReply,
-  type FakeOpenAIRequest,
-  type FakeOpenAIServer,
-} from './testing/fake-openai-server.js';
-export { startFakeAnthropicServer, type FakeAnthropicHandler, type FakeAnthropicRequest, type FakeAnthropicServer } from './testing/fake-anthropic-server.js';
-export { startFakeGeminiServer, type FakeGeminiApi, type FakeGeminiHandler, type FakeGeminiRequest, type FakeGeminiServer } from './testing/fake-gemini-server.js';
-export { agentHostError } from './testing/rejection.js';
 export { pollWhile } from './testing/poll-while.js';
-export { sequentialIds, testClock, type TestClock } from './testing/test-clock.js';
+export { agentHostError } from './testing/rejection.js';
+export { sequentialIds, type TestClock, testClock } from './testing/test-clock.js';

@@ -1,6 +1,6 @@
 import type { z } from 'zod';
-import { InvalidInputError } from './errors/invalid-input-error.js';
 import type { FieldIssues } from './errors/agenthost-error.js';
+import { InvalidInputError } from './errors/invalid-input-error.js';
 
 /** Field key for issues about the input as a whole (for example, an array where an object belongs). */
 export const ROOT_FIELD = 'request';

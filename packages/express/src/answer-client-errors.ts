@@ -1,4 +1,4 @@
-import { STATUS_CODES, maxHeaderSize, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { type IncomingMessage, maxHeaderSize, type Server, type ServerResponse, STATUS_CODES } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { failure, serialize } from './envelope.js';
 
@@ -37,7 +37,10 @@ function refusal(server: Server, code: string | undefined): { status: number; me
     case 'HPE_CHUNK_EXTENSIONS_OVERFLOW':
       return { status: 413, message: 'Chunk extensions in the request body are too large' };
     case 'ERR_HTTP_REQUEST_TIMEOUT': {
-      const limits = [server.headersTimeout && `headers are allowed ${server.headersTimeout} ms`, server.requestTimeout && `the whole request ${server.requestTimeout} ms`];
+      const limits = [
+        server.headersTimeout && `headers are allowed ${server.headersTimeout} ms`,
+        server.requestTimeout && `the whole request ${server.requestTimeout} ms`,
+      ];
       return { status: 408, message: `The request did not arrive in time: ${limits.filter(Boolean).join(', ')}` };
     }
     default:
@@ -74,7 +77,14 @@ function answerClientError(this: Server, error: NodeJS.ErrnoException, socket: H
 function answerExpectation(_req: IncomingMessage, res: ServerResponse): void {
   const body = serialize(failure(417, 'Expectation failed: only "Expect: 100-continue" is supported').body, false);
   // The request body, if the client sends one anyway, is never read: the connection closes after this.
-  res.writeHead(417, { 'Content-Type': JSON_TYPE, 'Content-Length': Buffer.byteLength(body), 'Cache-Control': 'no-store', Connection: 'close' }).end(body);
+  res
+    .writeHead(417, {
+      'Content-Type': JSON_TYPE,
+      'Content-Length': Buffer.byteLength(body),
+      'Cache-Control': 'no-store',
+      Connection: 'close',
+    })
+    .end(body);
 }
 
 /**
@@ -103,6 +113,7 @@ function answerExpectation(_req: IncomingMessage, res: ServerResponse): void {
  */
 export function answerClientErrors<S extends Server>(server: S): S {
   if (!server.listeners('clientError').includes(answerClientError)) server.on('clientError', answerClientError);
-  if (!server.listeners('checkExpectation').includes(answerExpectation)) server.on('checkExpectation', answerExpectation);
+  if (!server.listeners('checkExpectation').includes(answerExpectation))
+    server.on('checkExpectation', answerExpectation);
   return server;
 }

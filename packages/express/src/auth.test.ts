@@ -1,7 +1,7 @@
-import { describe, expect, test } from 'vitest';
 import { ApiKeyService, keyedHash } from '@agenthost/core';
 import { testClock } from '@agenthost/core/test';
 import { MemoryStore } from '@agenthost/storage';
+import { describe, expect, test } from 'vitest';
 import { anyKey, managedKeys, staticKeys } from './auth.js';
 
 describe('staticKeys', () => {
@@ -11,16 +11,29 @@ describe('staticKeys', () => {
   ]);
 
   test('a listed key names its account; anything else is null', async () => {
-    expect(await resolve('alpha-key-0123456789')).toStrictEqual({ accountId: 'alpha', scopes: ['agents:read', 'agents:write', 'agents:run'] });
-    expect(await resolve('beta-key-0123456789')).toStrictEqual({ accountId: 'beta', scopes: ['agents:read', 'agents:write', 'agents:run'] });
-    for (const key of ['', 'alpha-key-012345678', 'alpha-key-0123456789 ', 'ALPHA-KEY-0123456789']) expect(await resolve(key)).toBeNull();
+    expect(await resolve('alpha-key-0123456789')).toStrictEqual({
+      accountId: 'alpha',
+      scopes: ['agents:read', 'agents:write', 'agents:run'],
+    });
+    expect(await resolve('beta-key-0123456789')).toStrictEqual({
+      accountId: 'beta',
+      scopes: ['agents:read', 'agents:write', 'agents:run'],
+    });
+    for (const key of ['', 'alpha-key-012345678', 'alpha-key-0123456789 ', 'ALPHA-KEY-0123456789'])
+      expect(await resolve(key)).toBeNull();
   });
 
   test.each([
     [[], 'staticKeys: give at least one { account, key } entry'],
     [[{ account: ' ', key: 'k' }], 'staticKeys: every entry needs a non-blank account'],
     [[{ account: 'a', key: '' }], 'staticKeys: the key of account "a" is blank'],
-    [[{ account: 'a', key: 'same' }, { account: 'b', key: 'same' }], 'staticKeys: a key is listed twice (account "b")'],
+    [
+      [
+        { account: 'a', key: 'same' },
+        { account: 'b', key: 'same' },
+      ],
+      'staticKeys: a key is listed twice (account "b")',
+    ],
   ])('%j is refused at creation', (entries, message) => {
     expect(() => staticKeys(entries)).toThrow(new TypeError(message));
   });
@@ -33,7 +46,11 @@ describe('managed keys', () => {
     const store = new MemoryStore();
     const clock = testClock('2026-11-22T10:00:00.000Z');
     const keys = new ApiKeyService({ store, secret: SECRET, now: clock, lastUsedResolutionMs: 60_000 });
-    const { key, record } = await keys.createKey({ account: 'acme', name: 'ci', scopes: ['agents:read', 'agents:run'] });
+    const { key, record } = await keys.createKey({
+      account: 'acme',
+      name: 'ci',
+      scopes: ['agents:read', 'agents:run'],
+    });
     expect(key).toMatch(/^ah_[A-Za-z0-9_-]{32}$/);
     expect(record).toStrictEqual({
       key_id: record.key_id,
@@ -46,7 +63,10 @@ describe('managed keys', () => {
       revoked_at: null,
     });
     const stored = (await store.listKeys())[0]!;
-    expect([stored.digest, JSON.stringify(stored).includes(key)]).toStrictEqual([keyedHash(SECRET, 'api-key', key), false]);
+    expect([stored.digest, JSON.stringify(stored).includes(key)]).toStrictEqual([
+      keyedHash(SECRET, 'api-key', key),
+      false,
+    ]);
 
     const resolve = managedKeys(keys);
     clock.advance(1_000);
@@ -59,21 +79,33 @@ describe('managed keys', () => {
     clock.advance(1_000);
     expect((await keys.revokeKey(record.key_id)).revoked_at).toBe('2026-11-22T10:00:02.000Z');
     expect(await resolve(key)).toBeNull();
-    expect((await keys.listKeys({ account: 'acme' })).map((k) => k.revoked_at)).toStrictEqual(['2026-11-22T10:00:02.000Z']);
+    expect((await keys.listKeys({ account: 'acme' })).map((k) => k.revoked_at)).toStrictEqual([
+      '2026-11-22T10:00:02.000Z',
+    ]);
     await expect(keys.revokeKey('key_missing')).rejects.toMatchObject({ code: 'not_found' });
   });
 
   test('bad requests for a key are input errors', async () => {
     const keys = new ApiKeyService({ store: new MemoryStore(), secret: SECRET });
-    await expect(keys.createKey({ account: 'has space' })).rejects.toMatchObject({ code: 'invalid_input', details: { account: { path: ['account'] } } });
-    await expect(keys.createKey({ account: 'a', scopes: ['agents:admin' as never] })).rejects.toMatchObject({ code: 'invalid_input' });
-    await expect(keys.createKey({ account: 'a', scopes: [] })).rejects.toMatchObject({ details: { scopes: { message: 'give at least one scope' } } });
+    await expect(keys.createKey({ account: 'has space' })).rejects.toMatchObject({
+      code: 'invalid_input',
+      details: { account: { path: ['account'] } },
+    });
+    await expect(keys.createKey({ account: 'a', scopes: ['agents:admin' as never] })).rejects.toMatchObject({
+      code: 'invalid_input',
+    });
+    await expect(keys.createKey({ account: 'a', scopes: [] })).rejects.toMatchObject({
+      details: { scopes: { message: 'give at least one scope' } },
+    });
   });
 
   test('anyKey tries configured keys, then managed ones', async () => {
     const keys = new ApiKeyService({ store: new MemoryStore(), secret: SECRET });
     const { key } = await keys.createKey({ account: 'managed' });
-    const resolve = anyKey(staticKeys([{ account: 'configured', key: 'configured-key-0123456789' }]), managedKeys(keys));
+    const resolve = anyKey(
+      staticKeys([{ account: 'configured', key: 'configured-key-0123456789' }]),
+      managedKeys(keys),
+    );
     expect((await resolve('configured-key-0123456789'))?.accountId).toBe('configured');
     expect((await resolve(key))?.accountId).toBe('managed');
     expect(await resolve('neither')).toBeNull();

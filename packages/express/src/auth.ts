@@ -29,11 +29,14 @@ const digest = (s: string) => createHash('sha256').update(s, 'utf8').digest();
  * @throws TypeError at creation for an empty list, a blank key or account, or a repeated key.
  */
 export function staticKeys(entries: readonly ApiKeyEntry[]): KeyResolver {
-  if (!Array.isArray(entries) || entries.length === 0) throw new TypeError('staticKeys: give at least one { account, key } entry');
+  if (!Array.isArray(entries) || entries.length === 0)
+    throw new TypeError('staticKeys: give at least one { account, key } entry');
   const seen = new Set<string>();
   const table = entries.map(({ account, key, scopes }) => {
-    if (typeof account !== 'string' || !account.trim()) throw new TypeError('staticKeys: every entry needs a non-blank account');
-    if (typeof key !== 'string' || !key.trim()) throw new TypeError(`staticKeys: the key of account "${account}" is blank`);
+    if (typeof account !== 'string' || !account.trim())
+      throw new TypeError('staticKeys: every entry needs a non-blank account');
+    if (typeof key !== 'string' || !key.trim())
+      throw new TypeError(`staticKeys: the key of account "${account}" is blank`);
     const d = digest(key);
     if (seen.has(d.toString('hex'))) throw new TypeError(`staticKeys: a key is listed twice (account "${account}")`);
     seen.add(d.toString('hex'));

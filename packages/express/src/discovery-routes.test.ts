@@ -6,8 +6,8 @@ import request from 'supertest';
 import { describe, expect, test } from 'vitest';
 import { z } from 'zod';
 import { staticKeys } from './auth.js';
-import { checkHttpResponse } from './openapi-conformance.js';
 import { openApiDocument } from './openapi.js';
+import { checkHttpResponse } from './openapi-conformance.js';
 import { createAgentRouter } from './router.js';
 
 const KEY = 'key-discovery-0123456789abcdef';
@@ -15,10 +15,18 @@ const READ_ONLY = 'key-discovery-runs-only-0123456789';
 const document = openApiDocument();
 
 function app() {
-  const models = combineModels(echoModels(), modelRegistry([openAIProvider({ apiKey: 'sk-test', models: ['gpt-5-mini', 'my-fine-tune'] })]));
+  const models = combineModels(
+    echoModels(),
+    modelRegistry([openAIProvider({ apiKey: 'sk-test', models: ['gpt-5-mini', 'my-fine-tune'] })]),
+  );
   const tools = staticTools({
-    calculator: { calculator: tool({ description: 'Evaluates arithmetic', inputSchema: z.object({ expression: z.string() }) }) },
-    crm: { lookup: tool({ description: 'Finds a customer', inputSchema: z.object({}) }), update: tool({ description: 'Updates one', inputSchema: z.object({}) }) },
+    calculator: {
+      calculator: tool({ description: 'Evaluates arithmetic', inputSchema: z.object({ expression: z.string() }) }),
+    },
+    crm: {
+      lookup: tool({ description: 'Finds a customer', inputSchema: z.object({}) }),
+      update: tool({ description: 'Updates one', inputSchema: z.object({}) }),
+    },
   });
   const service = new AgentService({ store: new MemoryStore(), models, tools });
   const resolveKey = staticKeys([
@@ -36,8 +44,18 @@ describe('discovery', () => {
       {
         success: true,
         data: [
-          { name: 'echo', provider: 'agenthost', context_window: 8192, price: { input_per_mtok: 0, output_per_mtok: 0 } },
-          { name: 'openai/gpt-5-mini', provider: 'openai', context_window: 400_000, price: { input_per_mtok: 0.25, output_per_mtok: 2 } },
+          {
+            name: 'echo',
+            provider: 'agenthost',
+            context_window: 8192,
+            price: { input_per_mtok: 0, output_per_mtok: 0 },
+          },
+          {
+            name: 'openai/gpt-5-mini',
+            provider: 'openai',
+            context_window: 400_000,
+            price: { input_per_mtok: 0.25, output_per_mtok: 2 },
+          },
           { name: 'openai/my-fine-tune', provider: 'openai' },
         ],
         status: 200,
@@ -66,7 +84,10 @@ describe('discovery', () => {
     const server = app();
     expect((await request(server).get('/api/v1/models')).status).toBe(401);
     const refused = await request(server).get('/api/v1/tools').set('x-api-key', READ_ONLY);
-    expect([refused.status, refused.body]).toStrictEqual([403, { success: false, error: 'This API key lacks the agents:read scope', status: 403 }]);
+    expect([refused.status, refused.body]).toStrictEqual([
+      403,
+      { success: false, error: 'This API key lacks the agents:read scope', status: 403 },
+    ]);
     const post = await request(server).post('/api/v1/models').set('x-api-key', KEY);
     expect([post.status, post.headers.allow]).toStrictEqual([405, 'GET, HEAD']);
   });

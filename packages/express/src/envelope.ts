@@ -28,8 +28,16 @@ export function success<T>(data: T, status = 200): ApiResponse {
 }
 
 /** Builds an error response; `details` only when there are some. */
-export function failure(status: number, error: string, details?: FieldIssues, headers?: Record<string, string>): ApiResponse {
-  const body: ErrorEnvelope = details && Object.keys(details).length > 0 ? { success: false, error, details, status } : { success: false, error, status };
+export function failure(
+  status: number,
+  error: string,
+  details?: FieldIssues,
+  headers?: Record<string, string>,
+): ApiResponse {
+  const body: ErrorEnvelope =
+    details && Object.keys(details).length > 0
+      ? { success: false, error, details, status }
+      : { success: false, error, status };
   return headers ? { status, body, headers } : { status, body };
 }
 

@@ -16,16 +16,35 @@ describe('describeError', () => {
     });
     const error = new ProviderError({
       cause,
-      provider: { name: 'openai.chat', host: 'api.openai.com', status: 401, code: 'invalid_api_key', message: `Incorrect API key provided: ${CONFIGURED}` },
+      provider: {
+        name: 'openai.chat',
+        host: 'api.openai.com',
+        status: 401,
+        code: 'invalid_api_key',
+        message: `Incorrect API key provided: ${CONFIGURED}`,
+      },
     });
     expect(describeError(error, [CONFIGURED])).toStrictEqual({
       name: 'ProviderError',
       code: 'provider_error',
       message: 'The model provider failed to answer',
-      provider: { name: 'openai.chat', host: 'api.openai.com', status: 401, code: 'invalid_api_key', message: 'Incorrect API key provided: [redacted]' },
+      provider: {
+        name: 'openai.chat',
+        host: 'api.openai.com',
+        status: 401,
+        code: 'invalid_api_key',
+        message: 'Incorrect API key provided: [redacted]',
+      },
     });
-    const handMade = new ProviderError({ provider: { name: 'custom', message: 'm', ...{ responseBody: `{"key":"${CONFIGURED}"}` } } as never });
-    expect(describeError(handMade, [])).toStrictEqual({ name: 'ProviderError', code: 'provider_error', message: 'The model provider failed to answer', provider: { name: 'custom', message: 'm' } });
+    const handMade = new ProviderError({
+      provider: { name: 'custom', message: 'm', ...{ responseBody: `{"key":"${CONFIGURED}"}` } } as never,
+    });
+    expect(describeError(handMade, [])).toStrictEqual({
+      name: 'ProviderError',
+      code: 'provider_error',
+      message: 'The model provider failed to answer',
+      provider: { name: 'custom', message: 'm' },
+    });
     expect(describeError(new ProviderError({ failure: 'timeout', cause }), [])).toStrictEqual({
       name: 'ProviderError',
       code: 'provider_timeout',
@@ -34,7 +53,9 @@ describe('describeError', () => {
   });
 
   test('any other error: name, code, message and stack, redacted, and its causes', () => {
-    const root = Object.assign(new Error(`connect to redis://:${CONFIGURED}@cache:6379 failed, token=abc`), { code: 'ECONNREFUSED' });
+    const root = Object.assign(new Error(`connect to redis://:${CONFIGURED}@cache:6379 failed, token=abc`), {
+      code: 'ECONNREFUSED',
+    });
     const error = new StorageUnavailableError({ cause: root });
     const described = describeError(error, [CONFIGURED]);
     expect(described).toStrictEqual({
@@ -46,7 +67,9 @@ describe('describeError', () => {
         name: 'Error',
         code: 'ECONNREFUSED',
         message: 'connect to redis://[redacted]@cache:6379 failed, token=[redacted]',
-        stack: expect.stringMatching(/^Error: connect to redis:\/\/\[redacted\]@cache:6379 failed, token=\[redacted\]\n\s+at /),
+        stack: expect.stringMatching(
+          /^Error: connect to redis:\/\/\[redacted\]@cache:6379 failed, token=\[redacted\]\n\s+at /,
+        ),
       },
     });
     expect(JSON.stringify(described)).not.toContain(CONFIGURED);
@@ -69,6 +92,8 @@ describe('describeError', () => {
       described = described.cause as Record<string, unknown>;
     }
     expect(messages).toStrictEqual(['level 7', 'level 6', 'level 5', 'level 4', 'level 3', 'level 2']);
-    expect(describeError(`thrown text with ${CONFIGURED}`, [CONFIGURED])).toStrictEqual({ value: 'thrown text with [redacted]' });
+    expect(describeError(`thrown text with ${CONFIGURED}`, [CONFIGURED])).toStrictEqual({
+      value: 'thrown text with [redacted]',
+    });
   });
 });

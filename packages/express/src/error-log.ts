@@ -1,4 +1,4 @@
-import { AgentHostError, redactSecrets, type ErrorCode, type ProviderError } from '@agenthost/core';
+import { AgentHostError, type ErrorCode, type ProviderError, redactSecrets } from '@agenthost/core';
 
 const MAX_CAUSE_DEPTH = 5;
 const PROVIDER_CODES: ReadonlySet<ErrorCode> = new Set(['provider_error', 'provider_timeout', 'provider_rate_limited']);
@@ -14,7 +14,8 @@ function text(value: unknown): string {
 }
 
 /** By code, not class: works across copies of the core package, like `AgentHostError.isInstance`. */
-const isProviderError = (error: unknown): error is ProviderError => AgentHostError.isInstance(error) && PROVIDER_CODES.has(error.code);
+const isProviderError = (error: unknown): error is ProviderError =>
+  AgentHostError.isInstance(error) && PROVIDER_CODES.has(error.code);
 
 /**
  * A provider failure as its summary: the cause (prompt, provider body, echoed keys) is never described,

@@ -6,8 +6,8 @@ import fc from 'fast-check';
 import inject from 'light-my-request';
 import { describe, expect, test } from 'vitest';
 import { staticKeys } from './auth.js';
-import { checkHttpResponse } from './openapi-conformance.js';
 import { openApiDocument } from './openapi.js';
+import { checkHttpResponse } from './openapi-conformance.js';
 import { createAgentRouter } from './router.js';
 
 // Every route gets RUNS_PER_ROUTE generated requests (body, headers, query and path ids all drawn at
@@ -34,7 +34,8 @@ const SSE_EVENTS = new Set(['text-delta', 'tool-call', 'tool-result', 'tool-erro
 // Building blocks
 
 /** Any UTF-16 code unit, NUL and lone surrogates included. */
-const anyUnitString = (maxLength: number) => fc.string({ unit: fc.integer({ min: 0, max: 0xffff }).map((c) => String.fromCharCode(c)), maxLength });
+const anyUnitString = (maxLength: number) =>
+  fc.string({ unit: fc.integer({ min: 0, max: 0xffff }).map((c) => String.fromCharCode(c)), maxLength });
 const specialStrings = fc.constantFrom(
   '',
   ' ',
@@ -68,8 +69,19 @@ const text = (maxLength: number) =>
   );
 /** A field value: usually of the right kind, sometimes anything at all. */
 const fieldValue = (good: fc.Arbitrary<unknown>) =>
-  fc.oneof({ weight: 6, arbitrary: good }, { weight: 2, arbitrary: fc.anything({ maxDepth: 2 }) }, { weight: 1, arbitrary: fc.constantFrom(null, 0, -1, true, [], {}) });
-const latin1 = (maxLength: number) => fc.string({ unit: fc.integer({ min: 0x20, max: 0xff }).filter((c) => c !== 0x7f).map((c) => String.fromCharCode(c)), maxLength });
+  fc.oneof(
+    { weight: 6, arbitrary: good },
+    { weight: 2, arbitrary: fc.anything({ maxDepth: 2 }) },
+    { weight: 1, arbitrary: fc.constantFrom(null, 0, -1, true, [], {}) },
+  );
+const latin1 = (maxLength: number) =>
+  fc.string({
+    unit: fc
+      .integer({ min: 0x20, max: 0xff })
+      .filter((c) => c !== 0x7f)
+      .map((c) => String.fromCharCode(c)),
+    maxLength,
+  });
 
 // ---------------------------------------------------------------------------------------------
 // Bodies
@@ -94,10 +106,21 @@ const createShape = fc.record(
   },
   { requiredKeys: [] },
 );
-const validCreate = fc.record({ name: fc.constantFrom('Support', ' x '), instruction: fc.constantFrom('Be brief.', 'x'), model: fc.constant('echo') });
-const updateShape = fc.oneof(createShape, fc.record({ config: fieldValue(createShape), name: fieldValue(text(20)), agent_id: text(10) }, { requiredKeys: [] }));
+const validCreate = fc.record({
+  name: fc.constantFrom('Support', ' x '),
+  instruction: fc.constantFrom('Be brief.', 'x'),
+  model: fc.constant('echo'),
+});
+const updateShape = fc.oneof(
+  createShape,
+  fc.record({ config: fieldValue(createShape), name: fieldValue(text(20)), agent_id: text(10) }, { requiredKeys: [] }),
+);
 const schemas = fc.constantFrom<unknown>(
-  { type: 'object', properties: { answer: { type: 'string' }, n: { type: 'integer', minimum: 2 } }, required: ['answer'] },
+  {
+    type: 'object',
+    properties: { answer: { type: 'string' }, n: { type: 'integer', minimum: 2 } },
+    required: ['answer'],
+  },
   { type: 'string' },
   { type: 'array', items: { type: 'number' }, minItems: 2 },
   { enum: ['x', 'y'] },
@@ -118,21 +141,33 @@ const schemas = fc.constantFrom<unknown>(
 );
 /** How often generated schema texts repeat their nesting (the server cuts texts at 32 768 characters). */
 const JSON_FORMAT_TEXT_MAX_DEPTH = 3000;
-const nested = (open: string, close: string, depth: number, leaf = '{}') => open.repeat(depth) + leaf + close.repeat(depth);
+const nested = (open: string, close: string, depth: number, leaf = '{}') =>
+  open.repeat(depth) + leaf + close.repeat(depth);
 /** Schemas nested many levels deep, as JSON text or (refused by the body's depth limit past 64) as objects. */
 const deepSchemas = fc
   .record({
     // Each satisfiable at any depth (a single `not` would not be), so the echo model can always answer.
-    pair: fc.constantFrom<[string, string]>(['{"not":{"not":', '}}'], ['{"items":', '}'], ['{"type":"object","properties":{"a":', '}}'], ['{"anyOf":[', ']}'], ['{"allOf":[{},', ']}'], ['{"additionalProperties":', '}']),
+    pair: fc.constantFrom<[string, string]>(
+      ['{"not":{"not":', '}}'],
+      ['{"items":', '}'],
+      ['{"type":"object","properties":{"a":', '}}'],
+      ['{"anyOf":[', ']}'],
+      ['{"allOf":[{},', ']}'],
+      ['{"additionalProperties":', '}'],
+    ),
     depth: fc.integer({ min: 1, max: JSON_FORMAT_TEXT_MAX_DEPTH }),
     asText: fc.boolean(),
   })
-  .map(({ pair, depth, asText }) => (asText ? nested(pair[0], pair[1], depth) : (JSON.parse(nested(pair[0], pair[1], 1 + (depth % 100))) as unknown)));
+  .map(({ pair, depth, asText }) =>
+    asText ? nested(pair[0], pair[1], depth) : (JSON.parse(nested(pair[0], pair[1], 1 + (depth % 100))) as unknown),
+  );
 const runShape = fc.record(
   {
     input: fieldValue(text(20)),
     input_data: fieldValue(text(20)),
-    session_id: fieldValue(fc.oneof(fc.constantFrom(FIXTURE_SESSION, 'fresh-1', 'a:b.c_d-e', 'bad id', '', 'x'.repeat(129)), text(12))),
+    session_id: fieldValue(
+      fc.oneof(fc.constantFrom(FIXTURE_SESSION, 'fresh-1', 'a:b.c_d-e', 'bad id', '', 'x'.repeat(129)), text(12)),
+    ),
     json_mode: fieldValue(fc.boolean()),
     json_format: fieldValue(fc.oneof(schemas, deepSchemas, fc.anything({ maxDepth: 3 }))),
     stream: fieldValue(fc.boolean()),
@@ -141,7 +176,11 @@ const runShape = fc.record(
 );
 /** Schemas the echo model can satisfy. */
 const satisfiable = fc.constantFrom<unknown>(
-  { type: 'object', properties: { answer: { type: 'string' }, n: { type: 'integer', minimum: 2 } }, required: ['answer'] },
+  {
+    type: 'object',
+    properties: { answer: { type: 'string' }, n: { type: 'integer', minimum: 2 } },
+    required: ['answer'],
+  },
   { type: 'array', items: { type: 'number' }, minItems: 2 },
   { enum: ['x', 'y'] },
   { type: 'boolean' },
@@ -149,7 +188,10 @@ const satisfiable = fc.constantFrom<unknown>(
 );
 const validRun = fc.record(
   {
-    input: fc.oneof(fc.constantFrom('hi', 'Hello there'), fc.string({ minLength: 1, maxLength: 12 }).filter((t) => t.trim() !== '')),
+    input: fc.oneof(
+      fc.constantFrom('hi', 'Hello there'),
+      fc.string({ minLength: 1, maxLength: 12 }).filter((t) => t.trim() !== ''),
+    ),
     session_id: fc.constantFrom(FIXTURE_SESSION, 'fresh-2', null),
     stream: fc.boolean(),
     json_mode: fc.boolean(),
@@ -158,10 +200,12 @@ const validRun = fc.record(
   { requiredKeys: ['input'] },
 );
 
-const json = (kind: string) => (value: unknown): Body => {
-  const payload = JSON.stringify(value);
-  return payload === undefined ? { kind: 'none' } : { kind, payload };
-};
+const json =
+  (kind: string) =>
+  (value: unknown): Body => {
+    const payload = JSON.stringify(value);
+    return payload === undefined ? { kind: 'none' } : { kind, payload };
+  };
 
 const malformed: fc.Arbitrary<Body> = fc
   .oneof(
@@ -202,38 +246,64 @@ const malformed: fc.Arbitrary<Body> = fc
 
 /** A body whose size is within a few hundred bytes of the limit, on either side, in 1-4 byte characters. */
 const nearLimit = (fields: readonly string[]): fc.Arbitrary<Body> =>
-  fc.record({ field: fc.constantFrom(...fields), delta: fc.integer({ min: -300, max: 300 }), fill: fc.constantFrom('x', 'é', '日', '😀', '\\u0000', '\\ud800', ' ') }).map(({ field, delta, fill }) => {
-    const head = `{"${field}":"`;
-    const tail = '"}';
-    const bytesPerFill = Buffer.byteLength(fill);
-    const count = Math.max(0, Math.floor((BODY_LIMIT_BYTES + delta - head.length - tail.length) / bytesPerFill));
-    return { kind: `near-limit(${delta >= 0 ? 'over' : 'under'})`, payload: head + fill.repeat(count) + tail };
-  });
+  fc
+    .record({
+      field: fc.constantFrom(...fields),
+      delta: fc.integer({ min: -300, max: 300 }),
+      fill: fc.constantFrom('x', 'é', '日', '😀', '\\u0000', '\\ud800', ' '),
+    })
+    .map(({ field, delta, fill }) => {
+      const head = `{"${field}":"`;
+      const tail = '"}';
+      const bytesPerFill = Buffer.byteLength(fill);
+      const count = Math.max(0, Math.floor((BODY_LIMIT_BYTES + delta - head.length - tail.length) / bytesPerFill));
+      return { kind: `near-limit(${delta >= 0 ? 'over' : 'under'})`, payload: head + fill.repeat(count) + tail };
+    });
 
 /** Nested objects or arrays, thousands deep, as the body or as one of its fields. */
 const deep = (fields: readonly string[]): fc.Arbitrary<Body> =>
-  fc.record({ field: fc.constantFrom(null, ...fields), depth: fc.integer({ min: 1, max: 5000 }), shape: fc.constantFrom('object', 'array', 'mixed') }).map(({ field, depth, shape }) => {
-    const open = shape === 'object' ? '{"a":' : shape === 'array' ? '[' : '[{"a":';
-    const close = shape === 'object' ? '}' : shape === 'array' ? ']' : '}]';
-    const nested = open.repeat(depth) + '1' + close.repeat(depth);
-    return { kind: 'deep', payload: field === null ? nested : `{"${field}":${nested}}` };
-  });
+  fc
+    .record({
+      field: fc.constantFrom(null, ...fields),
+      depth: fc.integer({ min: 1, max: 5000 }),
+      shape: fc.constantFrom('object', 'array', 'mixed'),
+    })
+    .map(({ field, depth, shape }) => {
+      const open = shape === 'object' ? '{"a":' : shape === 'array' ? '[' : '[{"a":';
+      const close = shape === 'object' ? '}' : shape === 'array' ? ']' : '}]';
+      const nested = `${open.repeat(depth)}1${close.repeat(depth)}`;
+      return { kind: 'deep', payload: field === null ? nested : `{"${field}":${nested}}` };
+    });
 
 /** Prototype-pollution keys around an otherwise plausible body. */
 const pollution = (shape: fc.Arbitrary<unknown>): fc.Arbitrary<Body> =>
-  fc.record({ base: shape, where: fc.constantFrom('__proto__', 'constructor', 'prototype', 'config'), value: fc.constantFrom('{"polluted":"yes"}', '{"prototype":{"polluted":"yes"}}', '{"__proto__":{"polluted":"yes"}}', '"x"', 'null') }).map(
-    ({ base, where, value }) => {
+  fc
+    .record({
+      base: shape,
+      where: fc.constantFrom('__proto__', 'constructor', 'prototype', 'config'),
+      value: fc.constantFrom(
+        '{"polluted":"yes"}',
+        '{"prototype":{"polluted":"yes"}}',
+        '{"__proto__":{"polluted":"yes"}}',
+        '"x"',
+        'null',
+      ),
+    })
+    .map(({ base, where, value }) => {
       const inner = JSON.stringify(base ?? {});
       const rest = inner.startsWith('{') && inner !== '{}' ? `,${inner.slice(1)}` : '}';
       return { kind: 'pollution', payload: `{"${where}":${value}${rest}` };
-    },
-  );
+    });
 
 /** Bytes that are not UTF-8, or UTF-8 of a lone surrogate. */
 const rawBytes: fc.Arbitrary<Body> = fc
   .oneof(
     fc.uint8Array({ maxLength: 40 }).map((bytes) => Buffer.from(bytes)),
-    fc.constantFrom(Buffer.from([0x7b, 0x22, 0x6e, 0x61, 0x6d, 0x65, 0x22, 0x3a, 0x22, 0xed, 0xa0, 0x80, 0x22, 0x7d]), Buffer.from([0xff, 0xfe, 0x7b, 0x00, 0x7d, 0x00]), Buffer.from('{"name":"\xc3\x28"}', 'latin1')),
+    fc.constantFrom(
+      Buffer.from([0x7b, 0x22, 0x6e, 0x61, 0x6d, 0x65, 0x22, 0x3a, 0x22, 0xed, 0xa0, 0x80, 0x22, 0x7d]),
+      Buffer.from([0xff, 0xfe, 0x7b, 0x00, 0x7d, 0x00]),
+      Buffer.from('{"name":"\xc3\x28"}', 'latin1'),
+    ),
   )
   .map((payload) => ({ kind: 'raw-bytes', payload }));
 
@@ -241,11 +311,20 @@ const rawBytes: fc.Arbitrary<Body> = fc
 const gzipped = (shape: fc.Arbitrary<unknown>): fc.Arbitrary<Body> =>
   fc.oneof(
     shape.map((obj) => ({ kind: 'gzip', payload: gzipSync(JSON.stringify(obj ?? {})), contentEncoding: 'gzip' })),
-    fc.constant({ kind: 'gzip-bomb', payload: gzipSync(`{"name":"${'x'.repeat(BODY_LIMIT_BYTES * 4)}"}`), contentEncoding: 'gzip' }),
+    fc.constant({
+      kind: 'gzip-bomb',
+      payload: gzipSync(`{"name":"${'x'.repeat(BODY_LIMIT_BYTES * 4)}"}`),
+      contentEncoding: 'gzip',
+    }),
     fc.constant({ kind: 'gzip-garbage', payload: 'not gzip at all', contentEncoding: 'gzip' }),
   );
 
-function bodies(shape: fc.Arbitrary<unknown>, valid: fc.Arbitrary<unknown>, fields: readonly string[], validWeight = 3): fc.Arbitrary<Body> {
+function bodies(
+  shape: fc.Arbitrary<unknown>,
+  valid: fc.Arbitrary<unknown>,
+  fields: readonly string[],
+  validWeight = 3,
+): fc.Arbitrary<Body> {
   return fc.oneof(
     { weight: 3, arbitrary: fc.constant<Body>({ kind: 'none' }) },
     { weight: validWeight, arbitrary: valid.map(json('valid')) },
@@ -270,7 +349,22 @@ const apiKey = fc.oneof(
   { weight: 2, arbitrary: fc.constant(KEY_B) },
   { weight: 1, arbitrary: fc.constant(KEY_READ) },
   { weight: 1, arbitrary: fc.constant(undefined) },
-  { weight: 1, arbitrary: fc.constantFrom('', ' ', `${KEY_A} `, ` ${KEY_A}`, KEY_A.toUpperCase(), KEY_A.slice(0, -1), `${KEY_A}x`, 'null', 'undefined', [KEY_A, KEY_B], 'k'.repeat(8000)) },
+  {
+    weight: 1,
+    arbitrary: fc.constantFrom(
+      '',
+      ' ',
+      `${KEY_A} `,
+      ` ${KEY_A}`,
+      KEY_A.toUpperCase(),
+      KEY_A.slice(0, -1),
+      `${KEY_A}x`,
+      'null',
+      'undefined',
+      [KEY_A, KEY_B],
+      'k'.repeat(8000),
+    ),
+  },
   { weight: 1, arbitrary: latin1(40) },
 );
 const contentType = fc.oneof(
@@ -326,29 +420,136 @@ const accept = fc.oneof(
   },
   { weight: 1, arbitrary: latin1(30) },
 );
-const contentEncoding = fc.oneof({ weight: 20, arbitrary: fc.constant(undefined) }, { weight: 1, arbitrary: fc.constantFrom('identity', 'gzip', 'deflate', 'br', 'x-junk', 'gzip, gzip', 'IDENTITY') });
+const contentEncoding = fc.oneof(
+  { weight: 20, arbitrary: fc.constant(undefined) },
+  { weight: 1, arbitrary: fc.constantFrom('identity', 'gzip', 'deflate', 'br', 'x-junk', 'gzip, gzip', 'IDENTITY') },
+);
 const idempotencyKey = fc.oneof(
   { weight: 8, arbitrary: fc.constant(undefined) },
   { weight: 1, arbitrary: fc.constantFrom('k1', 'k2', '', ' ', 'é', 'x'.repeat(256), 'a\tb') },
   { weight: 1, arbitrary: latin1(20) },
 );
-const requestId = fc.oneof({ weight: 5, arbitrary: fc.constant(undefined) }, { weight: 1, arbitrary: fc.oneof(fc.constantFrom('req-1', 'x'.repeat(129), 'a b'), latin1(20)) });
-const headerName = fc.stringMatching(/^[a-z][a-z0-9-]{0,15}$/).filter((n) => !['content-length', 'transfer-encoding', 'host', 'content-type', 'content-encoding', 'x-api-key', 'accept', 'idempotency-key'].includes(n));
-const headers = fc.record({ key: apiKey, contentType, accept, contentEncoding, requestId, idempotencyKey, extra: fc.dictionary(headerName, latin1(30), { maxKeys: 3 }) });
+const requestId = fc.oneof(
+  { weight: 5, arbitrary: fc.constant(undefined) },
+  { weight: 1, arbitrary: fc.oneof(fc.constantFrom('req-1', 'x'.repeat(129), 'a b'), latin1(20)) },
+);
+const headerName = fc
+  .stringMatching(/^[a-z][a-z0-9-]{0,15}$/)
+  .filter(
+    (n) =>
+      ![
+        'content-length',
+        'transfer-encoding',
+        'host',
+        'content-type',
+        'content-encoding',
+        'x-api-key',
+        'accept',
+        'idempotency-key',
+      ].includes(n),
+  );
+const headers = fc.record({
+  key: apiKey,
+  contentType,
+  accept,
+  contentEncoding,
+  requestId,
+  idempotencyKey,
+  extra: fc.dictionary(headerName, latin1(30), { maxKeys: 3 }),
+});
 type Headers = typeof headers extends fc.Arbitrary<infer H> ? H : never;
 
-const percentJunk = fc.constantFrom('%', '%%', '%zz', '%E0%A4%A', '%ED%A0%80', '%00', '%2F', 'a%2Fb', '%C0%AF', '%F0%9F%98', '%FF', '%2e', '.', '..', ';', 'a;b', '%20', '+', '~', '%5Cx', 'é', '😀');
-const queryKey = fc.oneof(fc.constantFrom('limit', 'cursor', 'after', 'order', 'pretty', '__proto__', 'constructor', 'hasOwnProperty', 'limit[]', 'limit[a]', ''), fc.stringMatching(/^[a-z_]{1,8}$/));
+const percentJunk = fc.constantFrom(
+  '%',
+  '%%',
+  '%zz',
+  '%E0%A4%A',
+  '%ED%A0%80',
+  '%00',
+  '%2F',
+  'a%2Fb',
+  '%C0%AF',
+  '%F0%9F%98',
+  '%FF',
+  '%2e',
+  '.',
+  '..',
+  ';',
+  'a;b',
+  '%20',
+  '+',
+  '~',
+  '%5Cx',
+  'é',
+  '😀',
+);
+const queryKey = fc.oneof(
+  fc.constantFrom(
+    'limit',
+    'cursor',
+    'after',
+    'order',
+    'pretty',
+    '__proto__',
+    'constructor',
+    'hasOwnProperty',
+    'limit[]',
+    'limit[a]',
+    '',
+  ),
+  fc.stringMatching(/^[a-z_]{1,8}$/),
+);
 const queryValue = fc.oneof(
-  fc.constantFrom('1', '0', '20', '100', '101', '-1', '1.5', '1e3', '0x10', '00001', '9999999', 'abc', '', 'true', 'asc', 'desc', 'ASC', 'sideways'),
-  fc.constantFrom('cDA', 'cDU', 'cDk5OTk5OTk5OTk5OTk5OTk', 'cC0x', 'p0', 'AAAA', '====', '%', '%zz', '%00', '%ED%A0%80', '%2B', 'a%26b%3Dc'),
+  fc.constantFrom(
+    '1',
+    '0',
+    '20',
+    '100',
+    '101',
+    '-1',
+    '1.5',
+    '1e3',
+    '0x10',
+    '00001',
+    '9999999',
+    'abc',
+    '',
+    'true',
+    'asc',
+    'desc',
+    'ASC',
+    'sideways',
+  ),
+  fc.constantFrom(
+    'cDA',
+    'cDU',
+    'cDk5OTk5OTk5OTk5OTk5OTk',
+    'cC0x',
+    'p0',
+    'AAAA',
+    '====',
+    '%',
+    '%zz',
+    '%00',
+    '%ED%A0%80',
+    '%2B',
+    'a%26b%3Dc',
+  ),
   fc.string({ maxLength: 12 }).map(encodeURIComponent),
   fc.constant(null),
 );
 const query = fc.oneof(
   { weight: 3, arbitrary: fc.constant('') },
-  { weight: 6, arbitrary: fc.array(fc.tuple(queryKey, queryValue), { minLength: 1, maxLength: 4 }).map((pairs) => `?${pairs.map(([k, v]) => (v === null ? k : `${k}=${v}`)).join('&')}`) },
-  { weight: 1, arbitrary: fc.constantFrom('?', '?&&', '?=', '?==&=', '?pretty=true', '?limit=1&limit=2', '?order=asc&order=desc') },
+  {
+    weight: 6,
+    arbitrary: fc
+      .array(fc.tuple(queryKey, queryValue), { minLength: 1, maxLength: 4 })
+      .map((pairs) => `?${pairs.map(([k, v]) => (v === null ? k : `${k}=${v}`)).join('&')}`),
+  },
+  {
+    weight: 1,
+    arbitrary: fc.constantFrom('?', '?&&', '?=', '?==&=', '?pretty=true', '?limit=1&limit=2', '?order=asc&order=desc'),
+  },
 );
 
 /** `own`: the agent of the account whose key is sent (alpha's for an unknown key); `alpha`, `beta`: that account's, whoever asks. */
@@ -360,7 +561,16 @@ const agentRef: fc.Arbitrary<IdRef> = fc.oneof(
   { weight: 1, arbitrary: fc.constant({ kind: 'beta' } as const) },
   { weight: 1, arbitrary: fc.constant({ kind: 'deleted' } as const) },
   { weight: 1, arbitrary: madeUpId.map((id) => ({ kind: 'raw', segment: id }) as const) },
-  { weight: 1, arbitrary: fc.oneof(percentJunk, fc.string({ minLength: 1, maxLength: 20 }).map(encodeURIComponent), fc.constantFrom('a'.repeat(129), 'a'.repeat(5000))).map((segment) => ({ kind: 'raw', segment }) as const) },
+  {
+    weight: 1,
+    arbitrary: fc
+      .oneof(
+        percentJunk,
+        fc.string({ minLength: 1, maxLength: 20 }).map(encodeURIComponent),
+        fc.constantFrom('a'.repeat(129), 'a'.repeat(5000)),
+      )
+      .map((segment) => ({ kind: 'raw', segment }) as const),
+  },
 );
 const sessionRef: fc.Arbitrary<string> = fc.oneof(
   { weight: 6, arbitrary: fc.constant(FIXTURE_SESSION) },
@@ -381,22 +591,72 @@ interface Route {
 
 const getBodies = bodies(noShape, fc.constant({}), ['name', 'input']);
 const ROUTES: Route[] = [
-  { name: 'POST /agents', method: fc.constant('POST'), path: () => '/agents', body: bodies(createShape, validCreate, ['name', 'instruction', 'component', 'model']) },
+  {
+    name: 'POST /agents',
+    method: fc.constant('POST'),
+    path: () => '/agents',
+    body: bodies(createShape, validCreate, ['name', 'instruction', 'component', 'model']),
+  },
   { name: 'GET /agents', method: fc.constant('GET'), path: () => '/agents', body: getBodies },
   { name: 'GET /agents/{agentId}', method: fc.constant('GET'), path: (a) => `/agents/${a}`, body: getBodies },
-  { name: 'PATCH /agents/{agentId}', method: fc.constant('PATCH'), path: (a) => `/agents/${a}`, body: bodies(updateShape, fc.constant({ name: 'Renamed' }), ['name', 'instruction', 'config']) },
-  { name: 'PUT /agents/{agentId}', method: fc.constant('PUT'), path: (a) => `/agents/${a}`, body: bodies(updateShape, validCreate, ['name', 'instruction', 'config']) },
+  {
+    name: 'PATCH /agents/{agentId}',
+    method: fc.constant('PATCH'),
+    path: (a) => `/agents/${a}`,
+    body: bodies(updateShape, fc.constant({ name: 'Renamed' }), ['name', 'instruction', 'config']),
+  },
+  {
+    name: 'PUT /agents/{agentId}',
+    method: fc.constant('PUT'),
+    path: (a) => `/agents/${a}`,
+    body: bodies(updateShape, validCreate, ['name', 'instruction', 'config']),
+  },
   { name: 'DELETE /agents/{agentId}', method: fc.constant('DELETE'), path: (a) => `/agents/${a}`, body: getBodies },
-  { name: 'POST /agents/{agentId}/run', method: fc.constant('POST'), path: (a) => `/agents/${a}/run`, body: bodies(runShape, validRun, ['input', 'input_data', 'json_format', 'session_id'], 8) },
-  { name: 'GET /agents/{agentId}/sessions', method: fc.constant('GET'), path: (a) => `/agents/${a}/sessions`, body: getBodies },
-  { name: 'GET /agents/{agentId}/sessions/{sessionId}', method: fc.constant('GET'), path: (a, s) => `/agents/${a}/sessions/${s}`, body: getBodies },
-  { name: 'DELETE /agents/{agentId}/sessions/{sessionId}', method: fc.constant('DELETE'), path: (a, s) => `/agents/${a}/sessions/${s}`, body: getBodies },
+  {
+    name: 'POST /agents/{agentId}/run',
+    method: fc.constant('POST'),
+    path: (a) => `/agents/${a}/run`,
+    body: bodies(runShape, validRun, ['input', 'input_data', 'json_format', 'session_id'], 8),
+  },
+  {
+    name: 'GET /agents/{agentId}/sessions',
+    method: fc.constant('GET'),
+    path: (a) => `/agents/${a}/sessions`,
+    body: getBodies,
+  },
+  {
+    name: 'GET /agents/{agentId}/sessions/{sessionId}',
+    method: fc.constant('GET'),
+    path: (a, s) => `/agents/${a}/sessions/${s}`,
+    body: getBodies,
+  },
+  {
+    name: 'DELETE /agents/{agentId}/sessions/{sessionId}',
+    method: fc.constant('DELETE'),
+    path: (a, s) => `/agents/${a}/sessions/${s}`,
+    body: getBodies,
+  },
   { name: 'GET /openapi.json', method: fc.constant('GET'), path: () => '/openapi.json', body: getBodies },
   {
     name: 'other methods and unknown paths',
     method: fc.constantFrom('GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS', 'HEAD', 'PROPFIND', 'QUERY'),
     path: (a, s, pick) => {
-      const paths = [`/agents/${a}/nope`, '/nope', '/', '', '/agents/', `/agents/${a}/sessions/${s}/x`, '/openapi.json', '/agents', `/agents/${a}`, `/agents/${a}/run`, `/agents/${a}/sessions`, `/agents/${a}/sessions/${s}`, `/AGENTS/${a}`, '//agents'];
+      const paths = [
+        `/agents/${a}/nope`,
+        '/nope',
+        '/',
+        '',
+        '/agents/',
+        `/agents/${a}/sessions/${s}/x`,
+        '/openapi.json',
+        '/agents',
+        `/agents/${a}`,
+        `/agents/${a}/run`,
+        `/agents/${a}/sessions`,
+        `/agents/${a}/sessions/${s}`,
+        `/AGENTS/${a}`,
+        '//agents',
+      ];
       return paths[pick % paths.length]!;
     },
     body: bodies(noShape, fc.constant({}), ['name']),
@@ -415,7 +675,16 @@ interface FuzzRequest {
 }
 
 const fuzzRequest = (route: Route): fc.Arbitrary<FuzzRequest> =>
-  fc.record({ method: route.method, pick: fc.nat(1000), prefix: fc.constantFrom('/api/v1', '/api'), agent: agentRef, session: sessionRef, query, headers, body: route.body });
+  fc.record({
+    method: route.method,
+    pick: fc.nat(1000),
+    prefix: fc.constantFrom('/api/v1', '/api'),
+    agent: agentRef,
+    session: sessionRef,
+    query,
+    headers,
+    body: route.body,
+  });
 
 // ---------------------------------------------------------------------------------------------
 // The app under test, with an agent and a session for each of two accounts, kept alive
@@ -445,7 +714,9 @@ async function fixture() {
   const ensure = async () => {
     for (const account of ['alpha', 'beta'] as const) {
       if (!ids[account] || !(await store.getAgent(account, ids[account]))) {
-        ids[account] = (await service.createAgent(account, { name: account, instruction: 'Be brief.', model: 'echo' })).agent_id;
+        ids[account] = (
+          await service.createAgent(account, { name: account, instruction: 'Be brief.', model: 'echo' })
+        ).agent_id;
       }
       if (!(await store.getSession({ accountId: account, agentId: ids[account], sessionId: FIXTURE_SESSION }))) {
         await service.runAgent(account, ids[account], { input: 'hello', session_id: FIXTURE_SESSION });
@@ -469,13 +740,25 @@ const DOCUMENT_PATH = /^\/api(?:\/v1)?\/openapi\.json\/?$/;
 const OPENAPI = openApiDocument();
 
 /** Every answer must also be one the OpenAPI document describes for its route and status. */
-function conforms(method: string, url: string, res: { statusCode: number; headers: Record<string, unknown>; payload: string }, body: unknown, bad: (m: string) => never): void {
+function conforms(
+  method: string,
+  url: string,
+  res: { statusCode: number; headers: Record<string, unknown>; payload: string },
+  body: unknown,
+  bad: (m: string) => never,
+): void {
   // Match the path as the server routes it: dot segments (`.`, `%2e`) resolved, as the URL standard says.
   const resolved = new URL(url, 'http://localhost');
   const path = resolved.pathname;
   const basePath = path.startsWith('/api/v1') ? '/api/v1' : '/api';
   try {
-    checkHttpResponse(OPENAPI, method, path + resolved.search, { status: res.statusCode, headers: res.headers as Record<string, string>, body, text: res.payload }, basePath);
+    checkHttpResponse(
+      OPENAPI,
+      method,
+      path + resolved.search,
+      { status: res.statusCode, headers: res.headers as Record<string, string>, body, text: res.payload },
+      basePath,
+    );
   } catch (error) {
     bad((error as Error).message);
   }
@@ -484,7 +767,9 @@ function conforms(method: string, url: string, res: { statusCode: number; header
 class BadAnswer extends Error {}
 
 function fail(message: string, sent: string, res: inject.Response): never {
-  throw new BadAnswer(`${message}\n  request: ${sent}\n  answer: ${res.statusCode} ${String(res.headers['content-type'])} ${res.payload.slice(0, 600)}`);
+  throw new BadAnswer(
+    `${message}\n  request: ${sent}\n  answer: ${res.statusCode} ${String(res.headers['content-type'])} ${res.payload.slice(0, 600)}`,
+  );
 }
 
 function checkEnvelope(body: unknown, status: number, bad: (m: string) => never): void {
@@ -502,7 +787,13 @@ function checkEnvelope(body: unknown, status: number, bad: (m: string) => never)
     if (extra.length > 0) bad(`an error envelope with ${extra.join(', ')}`);
     if ('details' in b) {
       const details = b.details;
-      if (typeof details !== 'object' || details === null || Array.isArray(details) || Object.keys(details).length === 0) bad('details that are not a non-empty object');
+      if (
+        typeof details !== 'object' ||
+        details === null ||
+        Array.isArray(details) ||
+        Object.keys(details).length === 0
+      )
+        bad('details that are not a non-empty object');
       for (const issue of Object.values(details as Record<string, unknown>)) {
         const i = issue as { message?: unknown; path?: unknown };
         if (typeof i?.message !== 'string' || !Array.isArray(i.path)) bad('a detail without message and path');
@@ -516,7 +807,8 @@ function checkLeaks(textOut: string, sent: string, bad: (m: string) => never): v
   for (const pattern of [STACK_FRAME, FILE_PATH]) {
     for (const match of textOut.matchAll(pattern)) {
       // What the client sent may come back (an echoed input, a route in "Route not found"); anything else may not.
-      if (!sent.includes(match[0].replace(/^(?:\\n|\n)/, ''))) bad(`the answer shows a stack trace or a file path: ${JSON.stringify(match[0])}`);
+      if (!sent.includes(match[0].replace(/^(?:\\n|\n)/, '')))
+        bad(`the answer shows a stack trace or a file path: ${JSON.stringify(match[0])}`);
     }
   }
 }
@@ -539,14 +831,16 @@ function checkEvents(res: inject.Response, bad: (m: string) => never): void {
       return { event: m[1]!, data };
     });
   const terminal = events.filter((e) => e.event === 'done' || e.event === 'error');
-  if (terminal.length !== 1 || events.at(-1) !== terminal[0]) bad(`the stream does not end with exactly one done or error event (${events.map((e) => e.event).join(', ')})`);
+  if (terminal.length !== 1 || events.at(-1) !== terminal[0])
+    bad(`the stream does not end with exactly one done or error event (${events.map((e) => e.event).join(', ')})`);
   const last = terminal[0]!;
   if (last.event === 'error') {
     checkEnvelope(last.data, (last.data as { status?: number })?.status ?? -1, bad);
     if ((last.data as { status: number }).status >= 500) bad('a stream ended with a 5xx error');
   } else {
     const d = last.data as { output?: unknown; session_id?: unknown; metadata?: unknown };
-    if (typeof d?.output !== 'string' || typeof d.session_id !== 'string' || typeof d.metadata !== 'object') bad('a done event without output, session_id and metadata');
+    if (typeof d?.output !== 'string' || typeof d.session_id !== 'string' || typeof d.metadata !== 'object')
+      bad('a done event without output, session_id and metadata');
   }
 }
 
@@ -571,7 +865,8 @@ describe('fuzz: every route answers any request with a well-formed envelope the 
         fc.asyncProperty(fuzzRequest(route), async (r) => {
           await fx.ensure();
           const owner = r.headers.key === KEY_B ? 'beta' : 'alpha';
-          const agent = r.agent.kind === 'raw' ? r.agent.segment : fx.ids[r.agent.kind === 'own' ? owner : r.agent.kind];
+          const agent =
+            r.agent.kind === 'raw' ? r.agent.segment : fx.ids[r.agent.kind === 'own' ? owner : r.agent.kind];
           const url = r.prefix + route.path(agent, r.session, r.pick) + r.query;
           const h: Record<string, string | string[]> = { ...r.headers.extra };
           if (r.headers.key !== undefined) h['x-api-key'] = r.headers.key;
@@ -583,19 +878,33 @@ describe('fuzz: every route answers any request with a well-formed envelope the 
             const encoding = r.body.contentEncoding ?? r.headers.contentEncoding;
             if (encoding !== undefined) h['content-encoding'] = encoding;
           }
-          const res = await inject(fx.dispatch, { method: r.method, url, headers: h, ...(r.body.payload !== undefined && { payload: r.body.payload }) });
+          const res = await inject(fx.dispatch, {
+            method: r.method,
+            url,
+            headers: h,
+            ...(r.body.payload !== undefined && { payload: r.body.payload }),
+          });
           count++;
           const status = res.statusCode;
           const type = res.headers['content-type'];
           const key = String(status) + (type === SSE_TYPE ? ' (stream)' : '');
           histogram.set(key, (histogram.get(key) ?? 0) + 1);
 
-          const payloadText = r.body.payload === undefined ? '' : Buffer.isBuffer(r.body.payload) ? r.body.payload.toString('latin1') : r.body.payload;
+          const payloadText =
+            r.body.payload === undefined
+              ? ''
+              : Buffer.isBuffer(r.body.payload)
+                ? r.body.payload.toString('latin1')
+                : r.body.payload;
           const sent = `${r.method} ${url} ${JSON.stringify(h)} ${payloadText.length > 400 ? `${payloadText.slice(0, 400)}... (${payloadText.length} characters)` : payloadText}`;
           const bad = (message: string): never => fail(message, sent, res);
 
           if (status >= 500) bad(`a ${status}`);
-          if (Object.getOwnPropertyNames(Object.prototype).sort().join(',') !== polluted || ({} as Record<string, unknown>).polluted !== undefined) bad('Object.prototype was polluted');
+          if (
+            Object.getOwnPropertyNames(Object.prototype).sort().join(',') !== polluted ||
+            ({} as Record<string, unknown>).polluted !== undefined
+          )
+            bad('Object.prototype was polluted');
           if (typeof res.headers['x-request-id'] !== 'string') bad('no x-request-id');
           if (r.method === 'HEAD') {
             if (type !== JSON_TYPE) bad(`content-type ${String(type)}`);
@@ -620,7 +929,8 @@ describe('fuzz: every route answers any request with a well-formed envelope the 
           // The public OpenAPI document is the one answer that is not an envelope.
           const document = status === 200 && DOCUMENT_PATH.test(new URL(url, 'http://localhost').pathname);
           if (document) {
-            if (typeof (body as { openapi?: unknown })?.openapi !== 'string') bad('the OpenAPI document has no openapi version');
+            if (typeof (body as { openapi?: unknown })?.openapi !== 'string')
+              bad('the OpenAPI document has no openapi version');
           } else {
             checkEnvelope(body, status, bad);
             conforms(r.method, url, res, body, bad);
@@ -659,7 +969,10 @@ describe('cases this fuzz found, kept as regression tests', () => {
   // A json_format sent as JSON text is past the body's own depth cap; checking a 4 000-level schema
   // once overflowed the stack (a 500). It is now refused with a 400 before anything walks it.
   test('a json_format text nested 4 000 levels deep is refused with a 400, not a 500', async () => {
-    const { res, body, logged } = await runWith({ input: 'x', json_format: `${'{"not":{"not":'.repeat(2000)}{}${'}}'.repeat(2000)}` });
+    const { res, body, logged } = await runWith({
+      input: 'x',
+      json_format: `${'{"not":{"not":'.repeat(2000)}{}${'}}'.repeat(2000)}`,
+    });
     expect([res.statusCode, body.status]).toStrictEqual([400, 400]);
     expect(logged).toStrictEqual([]);
   });
@@ -667,7 +980,10 @@ describe('cases this fuzz found, kept as regression tests', () => {
   // A schema demanding 10^8 array items once made the echo model build it and the process die of
   // memory exhaustion. Such demands are now refused with a 400, and the echo model's values are bounded.
   test('a json_format asking for 10^8 array items is refused without building anything', async () => {
-    const { res, body } = await runWith({ input: 'x', json_format: { type: 'array', items: { type: 'string' }, minItems: 100_000_000 } });
+    const { res, body } = await runWith({
+      input: 'x',
+      json_format: { type: 'array', items: { type: 'string' }, minItems: 100_000_000 },
+    });
     expect([res.statusCode, body.status]).toStrictEqual([400, 400]);
     expect(res.payload.length).toBeLessThan(1_000);
   }, 60_000);

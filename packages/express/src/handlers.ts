@@ -1,5 +1,5 @@
 import type { AgentService, RunEvent } from '@agenthost/core';
-import { success, type ApiResponse } from './envelope.js';
+import { type ApiResponse, success } from './envelope.js';
 import { errorResponse } from './http-errors.js';
 
 /** A request as the handlers see it: already authenticated and parsed, with no framework in it. */
@@ -51,7 +51,8 @@ export function createHandlers(service: AgentService) {
     },
     listAgents: async ({ accountId, query, baseUrl }) => {
       // Called as the contract shows (no paging parameter), the list is every agent, oldest first.
-      if (!['limit', 'after', 'order'].some((name) => query[name] !== undefined)) return success(await service.listAgents(accountId));
+      if (!['limit', 'after', 'order'].some((name) => query[name] !== undefined))
+        return success(await service.listAgents(accountId));
       const limit = queryInt(query, 'limit');
       const cursor = queryString(query, 'after');
       const order = queryString(query, 'order');
@@ -62,12 +63,17 @@ export function createHandlers(service: AgentService) {
       });
       const response = success(page.agents);
       if (page.next_cursor !== null) {
-        const next = new URLSearchParams({ ...(limit !== undefined && { limit: String(limit) }), ...(order !== undefined && { order }), after: page.next_cursor });
+        const next = new URLSearchParams({
+          ...(limit !== undefined && { limit: String(limit) }),
+          ...(order !== undefined && { order }),
+          after: page.next_cursor,
+        });
         response.headers = { 'X-Next-Cursor': page.next_cursor, Link: `<${baseUrl ?? ''}/agents?${next}>; rel="next"` };
       }
       return response;
     },
-    updateAgent: async ({ accountId, params, body }) => success(await service.updateAgent(accountId, params.agentId ?? '', body as never)),
+    updateAgent: async ({ accountId, params, body }) =>
+      success(await service.updateAgent(accountId, params.agentId ?? '', body as never)),
     deleteAgent: async ({ accountId, params }) => {
       await service.deleteAgent(accountId, params.agentId ?? '');
       return success({ agent_id: params.agentId, deleted: true });
@@ -77,7 +83,8 @@ export function createHandlers(service: AgentService) {
     listTools: async () => success(service.describeTools()),
     runAgent: async ({ accountId, params, body, signal }) =>
       success(await service.runAgent(accountId, params.agentId ?? '', body as never, signal ? { signal } : {})),
-    listSessions: async ({ accountId, params, query }) => success(await service.listSessions(accountId, params.agentId ?? '', page(query))),
+    listSessions: async ({ accountId, params, query }) =>
+      success(await service.listSessions(accountId, params.agentId ?? '', page(query))),
     getSession: async ({ accountId, params, query }) =>
       success(await service.getSession(accountId, params.agentId ?? '', params.sessionId ?? '', page(query))),
     deleteSession: async ({ accountId, params }) => {

@@ -19,15 +19,31 @@ describe('health', () => {
         timeoutMs: 500,
       }),
     );
-    expect((await request(app).get('/healthz')).body).toStrictEqual({ success: true, data: { status: 'alive' }, status: 200 });
+    expect((await request(app).get('/healthz')).body).toStrictEqual({
+      success: true,
+      data: { status: 'alive' },
+      status: 200,
+    });
     const ready = await request(app).get('/readyz');
-    expect([ready.status, ready.headers['cache-control'], ready.body]).toStrictEqual([200, 'no-store', { success: true, data: { status: 'ready', checks: { storage: 'ok', slow: 'ok' } }, status: 200 }]);
+    expect([ready.status, ready.headers['cache-control'], ready.body]).toStrictEqual([
+      200,
+      'no-store',
+      { success: true, data: { status: 'ready', checks: { storage: 'ok', slow: 'ok' } }, status: 200 },
+    ]);
     storageUp = false;
     const down = await request(app).get('/readyz');
-    expect([down.status, down.headers['retry-after'], down.body]).toStrictEqual([503, '5', { success: false, error: 'Not ready: storage unavailable', status: 503 }]);
+    expect([down.status, down.headers['retry-after'], down.body]).toStrictEqual([
+      503,
+      '5',
+      { success: false, error: 'Not ready: storage unavailable', status: 503 },
+    ]);
     storageUp = true;
     draining = true;
-    expect((await request(app).get('/readyz')).body).toStrictEqual({ success: false, error: 'Not ready: shutting down', status: 503 });
+    expect((await request(app).get('/readyz')).body).toStrictEqual({
+      success: false,
+      error: 'Not ready: shutting down',
+      status: 503,
+    });
     expect((await request(app).get('/healthz')).status).toBe(200);
   });
 

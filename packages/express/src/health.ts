@@ -1,5 +1,5 @@
 import { Router } from 'express';
-import { failure, serialize, success, type ApiResponse } from './envelope.js';
+import { type ApiResponse, failure, serialize, success } from './envelope.js';
 
 /** Options of {@link createHealthRouter}. */
 export interface HealthOptions {
@@ -28,12 +28,16 @@ export function createHealthRouter(options: HealthOptions = {}): Router {
     send(res, success({ status: 'alive' }));
   });
   router.get('/readyz', async function agentHostReadyz(_req, res) {
-    if (options.draining?.()) return send(res, failure(503, 'Not ready: shutting down', undefined, { 'Retry-After': '5' }));
+    if (options.draining?.())
+      return send(res, failure(503, 'Not ready: shutting down', undefined, { 'Retry-After': '5' }));
     const results = await Promise.all(
       Object.entries(options.checks ?? {}).map(async ([name, check]) => {
         let timer: NodeJS.Timeout | undefined;
         try {
-          await Promise.race([check(), new Promise((_, reject) => (timer = setTimeout(() => reject(new Error('timeout')), timeoutMs)))]);
+          await Promise.race([
+            check(),
+            new Promise((_, reject) => (timer = setTimeout(() => reject(new Error('timeout')), timeoutMs))),
+          ]);
           return [name, 'ok'] as const;
         } catch {
           return [name, 'unavailable'] as const;
@@ -43,7 +47,8 @@ export function createHealthRouter(options: HealthOptions = {}): Router {
       }),
     );
     const failed = results.filter(([, state]) => state !== 'ok').map(([name]) => name);
-    if (failed.length) return send(res, failure(503, `Not ready: ${failed.join(', ')} unavailable`, undefined, { 'Retry-After': '5' }));
+    if (failed.length)
+      return send(res, failure(503, `Not ready: ${failed.join(', ')} unavailable`, undefined, { 'Retry-After': '5' }));
     send(res, success({ status: 'ready', checks: Object.fromEntries(results) }));
   });
   return router;

@@ -1,12 +1,12 @@
 import { once } from 'node:events';
 import { request as httpRequest, type IncomingMessage } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { AgentService, StorageUnavailableError, echoModels } from '@agenthost/core';
+import { AgentService, echoModels, StorageUnavailableError } from '@agenthost/core';
 import { MemoryStore } from '@agenthost/storage';
 import express from 'express';
 import request from 'supertest';
 import { describe, expect, test } from 'vitest';
-import { staticKeys, type KeyResolver } from './auth.js';
+import { type KeyResolver, staticKeys } from './auth.js';
 import { createAgentRouter } from './router.js';
 
 // A common setup: the host parses every JSON body itself (`app.use(express.json())`, limit 100 kb,
@@ -18,7 +18,11 @@ function hostApp(options: { bodyLimit?: string; hostLimit?: string; resolveKey?:
   const store = new MemoryStore();
   const service = new AgentService({ store, models: echoModels() });
   const { hostLimit, ...routerOptions } = options;
-  const router = createAgentRouter(service, { resolveKey: staticKeys([{ account: 'acme', key: KEY }]), logger: { error: () => {} }, ...routerOptions });
+  const router = createAgentRouter(service, {
+    resolveKey: staticKeys([{ account: 'acme', key: KEY }]),
+    logger: { error: () => {} },
+    ...routerOptions,
+  });
   const app = express();
   app.use(express.json(hostLimit ? { limit: hostLimit } : {}));
   app.get('/shop', (_req, res) => {
@@ -39,7 +43,10 @@ describe('mounted behind the host’s own express.json()', () => {
     const { app, store } = hostApp();
     const created = await post(app, KEY, JSON.stringify(agent));
     expect(created.status).toBe(200);
-    const run = await request(app).post(`/api/agents/${created.body.data.agent_id}/run`).set('x-api-key', KEY).send({ input: 'hi' });
+    const run = await request(app)
+      .post(`/api/agents/${created.body.data.agent_id}/run`)
+      .set('x-api-key', KEY)
+      .send({ input: 'hi' });
     expect([run.status, run.body.data.output]).toStrictEqual([200, 'Echo: hi']);
     expect(await store.listAgents('acme')).toHaveLength(1);
     expect((await request(app).get('/shop')).text).toBe('my shop');
@@ -47,13 +54,35 @@ describe('mounted behind the host’s own express.json()', () => {
 
   test.each([
     ['malformed JSON with a wrong key', 'wrong-key-0123456789', '{"name": "x",}', 401, 'Invalid API key provided'],
-    ['malformed JSON without a key', undefined, '{"name": "x",}', 401, 'Missing API key: send it in the x-api-key header'],
-    ['malformed JSON with a valid key', KEY, '{"name": "x",}', 400, 'Malformed JSON in request body: send one JSON object'],
-    ['a body over the host’s 100 kb limit', KEY, JSON.stringify({ ...agent, instruction: 'x'.repeat(150_000) }), 413, 'Request body is larger than the limit of 100KB'],
+    [
+      'malformed JSON without a key',
+      undefined,
+      '{"name": "x",}',
+      401,
+      'Missing API key: send it in the x-api-key header',
+    ],
+    [
+      'malformed JSON with a valid key',
+      KEY,
+      '{"name": "x",}',
+      400,
+      'Malformed JSON in request body: send one JSON object',
+    ],
+    [
+      'a body over the host’s 100 kb limit',
+      KEY,
+      JSON.stringify({ ...agent, instruction: 'x'.repeat(150_000) }),
+      413,
+      'Request body is larger than the limit of 100KB',
+    ],
   ])('%s answers an envelope, never the host’s HTML error page', async (_, key, body, status, error) => {
     const { app, store } = hostApp();
     const res = await post(app, key, body);
-    expect([res.status, res.headers['content-type'], res.body]).toStrictEqual([status, JSON_TYPE, { success: false, error, status }]);
+    expect([res.status, res.headers['content-type'], res.body]).toStrictEqual([
+      status,
+      JSON_TYPE,
+      { success: false, error, status },
+    ]);
     expect(res.text).not.toMatch(/<|at .*\(/);
     expect(res.headers['x-request-id']).toMatch(/^[\w-]{36}$/);
     expect(await store.listAgents('acme')).toStrictEqual([]);
@@ -62,9 +91,19 @@ describe('mounted behind the host’s own express.json()', () => {
   test('a body the host accepted is still held to the router’s own size and depth limits', async () => {
     const { app, store } = hostApp({ bodyLimit: '1kb' });
     const big = await post(app, KEY, JSON.stringify({ ...agent, instruction: 'x'.repeat(5_000) }));
-    expect([big.status, big.body]).toStrictEqual([413, { success: false, error: 'Request body is larger than the limit of 1kb', status: 413 }]);
-    const deep = await post(app, KEY, JSON.stringify({ ...agent, extra: JSON.parse(`${'['.repeat(70)}${']'.repeat(70)}`) }));
-    expect([deep.status, deep.body]).toStrictEqual([400, { success: false, error: 'The JSON body is nested more than 64 levels deep', status: 400 }]);
+    expect([big.status, big.body]).toStrictEqual([
+      413,
+      { success: false, error: 'Request body is larger than the limit of 1kb', status: 413 },
+    ]);
+    const deep = await post(
+      app,
+      KEY,
+      JSON.stringify({ ...agent, extra: JSON.parse(`${'['.repeat(70)}${']'.repeat(70)}`) }),
+    );
+    expect([deep.status, deep.body]).toStrictEqual([
+      400,
+      { success: false, error: 'The JSON body is nested more than 64 levels deep', status: 400 },
+    ]);
     expect(await store.listAgents('acme')).toStrictEqual([]);
   });
 
@@ -74,7 +113,13 @@ describe('mounted behind the host’s own express.json()', () => {
     await once(server, 'listening');
     try {
       const body = JSON.stringify({ ...agent, instruction: 'x'.repeat(5_000) });
-      const req = httpRequest({ port: (server.address() as AddressInfo).port, host: '127.0.0.1', method: 'POST', path: '/api/v1/agents', headers: { 'x-api-key': KEY, 'content-type': 'application/json' } });
+      const req = httpRequest({
+        port: (server.address() as AddressInfo).port,
+        host: '127.0.0.1',
+        method: 'POST',
+        path: '/api/v1/agents',
+        headers: { 'x-api-key': KEY, 'content-type': 'application/json' },
+      });
       // Written in pieces with no length given: Node sends it chunked.
       req.write(body.slice(0, 100));
       req.end(body.slice(100));
@@ -97,6 +142,10 @@ describe('mounted behind the host’s own express.json()', () => {
     };
     const { app } = hostApp({ resolveKey });
     const res = await post(app, KEY, '{"name":');
-    expect([res.status, res.headers['retry-after'], res.body]).toStrictEqual([503, '2', { success: false, error: 'Storage is unavailable; retry later', status: 503 }]);
+    expect([res.status, res.headers['retry-after'], res.body]).toStrictEqual([
+      503,
+      '2',
+      { success: false, error: 'Storage is unavailable; retry later', status: 503 },
+    ]);
   });
 });

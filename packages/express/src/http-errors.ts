@@ -1,6 +1,6 @@
 import { AgentHostError, type ErrorCode } from '@agenthost/core';
 import bytes from 'bytes';
-import { failure, type ApiResponse } from './envelope.js';
+import { type ApiResponse, failure } from './envelope.js';
 
 /** The one table from core error codes to HTTP statuses. */
 export const STATUS_BY_CODE: Readonly<Record<ErrorCode, number>> = Object.freeze({
@@ -33,7 +33,9 @@ interface HttpLayerError {
 /** The limit a body went over, as configured here, or the limit of the (host's) parser that refused it. */
 function limitText(error: HttpLayerError, bodyLimit: string | number): string {
   const ours = typeof bodyLimit === 'number' ? bodyLimit : bytes.parse(bodyLimit);
-  return typeof error.limit === 'number' && error.limit !== ours ? (bytes.format(error.limit) ?? `${error.limit} bytes`) : String(bodyLimit);
+  return typeof error.limit === 'number' && error.limit !== ours
+    ? (bytes.format(error.limit) ?? `${error.limit} bytes`)
+    : String(bodyLimit);
 }
 
 function isHttpLayerError(error: unknown): error is HttpLayerError {
@@ -46,11 +48,15 @@ function isHttpLayerError(error: unknown): error is HttpLayerError {
  * that are not agenthost's own (a bug, or a failure nothing anticipated): they answer a generic 500.
  * Every response of status 500 or more is to be logged with its cause; a client's mistake is not.
  */
-export function errorResponse(error: unknown, options: { bodyLimit: string | number }): { response: ApiResponse; unexpected: boolean } {
+export function errorResponse(
+  error: unknown,
+  options: { bodyLimit: string | number },
+): { response: ApiResponse; unexpected: boolean } {
   if (AgentHostError.isInstance(error)) {
     const status = STATUS_BY_CODE[error.code] ?? 500;
     if (status === 500) return { response: failure(500, INTERNAL_ERROR_MESSAGE), unexpected: true };
-    const headers = error.retryAfterSeconds === undefined ? undefined : { 'Retry-After': String(error.retryAfterSeconds) };
+    const headers =
+      error.retryAfterSeconds === undefined ? undefined : { 'Retry-After': String(error.retryAfterSeconds) };
     return { response: failure(status, error.message, error.details, headers), unexpected: false };
   }
   if (isHttpLayerError(error)) {
@@ -61,7 +67,10 @@ export function errorResponse(error: unknown, options: { bodyLimit: string | num
       case 'entity.parse.failed':
         return { response: failure(400, 'Malformed JSON in request body: send one JSON object'), unexpected: false };
       case 'entity.too.large':
-        return { response: failure(413, `Request body is larger than the limit of ${limitText(error, options.bodyLimit)}`), unexpected: false };
+        return {
+          response: failure(413, `Request body is larger than the limit of ${limitText(error, options.bodyLimit)}`),
+          unexpected: false,
+        };
       case 'encoding.unsupported':
       case 'charset.unsupported':
         return { response: failure(415, 'Unsupported body encoding: send UTF-8 JSON'), unexpected: false };

@@ -1,6 +1,14 @@
 import { createHash, randomBytes } from 'node:crypto';
-import { AgentHostError, ConflictError, inProcessLocks, memoryIdempotencyStore, type IdempotencyRecord, type IdempotencyStore, type LockProvider } from '@agenthost/core';
-import { failure, type ApiResponse } from './envelope.js';
+import {
+  AgentHostError,
+  ConflictError,
+  type IdempotencyRecord,
+  type IdempotencyStore,
+  inProcessLocks,
+  type LockProvider,
+  memoryIdempotencyStore,
+} from '@agenthost/core';
+import { type ApiResponse, failure } from './envelope.js';
 import type { ApiHandler, ApiRequest } from './handlers.js';
 import { errorResponse } from './http-errors.js';
 
@@ -53,7 +61,8 @@ class Claims {
 
   constructor(options: IdempotencyOptions) {
     // By default in memory, partitioned by account: one account's keys never push out another's.
-    this.#store = options.store ?? memoryIdempotencyStore({ partition: (scope) => String((JSON.parse(scope) as unknown[])[0]) });
+    this.#store =
+      options.store ?? memoryIdempotencyStore({ partition: (scope) => String((JSON.parse(scope) as unknown[])[0]) });
     this.#locks = options.locks ?? inProcessLocks();
     this.#ttlMs = options.ttlMs ?? 24 * 60 * 60 * 1000;
     this.#leaseMs = options.inFlightTtlMs ?? 10_000;
@@ -67,9 +76,15 @@ class Claims {
         return failure(422, 'This Idempotency-Key was already used with a different request');
       }
       if (existing?.state === 'in_flight') {
-        return failure(409, 'A request with this Idempotency-Key is still in progress; retry later', undefined, { 'Retry-After': String(IN_FLIGHT_RETRY_AFTER) });
+        return failure(409, 'A request with this Idempotency-Key is still in progress; retry later', undefined, {
+          'Retry-After': String(IN_FLIGHT_RETRY_AFTER),
+        });
       }
-      if (existing?.response) return { ...existing.response, headers: { ...existing.response.headers, 'Idempotent-Replayed': 'true' } } as ApiResponse;
+      if (existing?.response)
+        return {
+          ...existing.response,
+          headers: { ...existing.response.headers, 'Idempotent-Replayed': 'true' },
+        } as ApiResponse;
       await this.#store.putIdempotency(claim.scope, this.#inFlight(claim), this.#leaseMs);
       return undefined;
     });
@@ -77,11 +92,16 @@ class Claims {
 
   /** Renews the claim every third of its lease until the returned function is called. */
   keepAlive(claim: Claim): () => void {
-    const timer = setInterval(() => {
-      void this.#ifOwned(claim, () => this.#store.putIdempotency(claim.scope, this.#inFlight(claim), this.#leaseMs)).catch(() => {
-        // A missed renewal is retried at the next tick; a claim lost meanwhile is simply not renewed.
-      });
-    }, Math.max(1, Math.floor(this.#leaseMs / 3)));
+    const timer = setInterval(
+      () => {
+        void this.#ifOwned(claim, () =>
+          this.#store.putIdempotency(claim.scope, this.#inFlight(claim), this.#leaseMs),
+        ).catch(() => {
+          // A missed renewal is retried at the next tick; a claim lost meanwhile is simply not renewed.
+        });
+      },
+      Math.max(1, Math.floor(this.#leaseMs / 3)),
+    );
     timer.unref();
     return () => clearInterval(timer);
   }
@@ -90,8 +110,16 @@ class Claims {
   async end(claim: Claim, response: ApiResponse | undefined): Promise<void> {
     await this.#ifOwned(claim, () => {
       if (!response || transient(response.status)) return this.#store.deleteIdempotency(claim.scope);
-      const kept = { status: response.status, body: response.body, ...(response.headers && { headers: response.headers }) };
-      return this.#store.putIdempotency(claim.scope, { fingerprint: claim.fingerprint, state: 'done', response: kept, created_at: new Date().toISOString() }, this.#ttlMs);
+      const kept = {
+        status: response.status,
+        body: response.body,
+        ...(response.headers && { headers: response.headers }),
+      };
+      return this.#store.putIdempotency(
+        claim.scope,
+        { fingerprint: claim.fingerprint, state: 'done', response: kept, created_at: new Date().toISOString() },
+        this.#ttlMs,
+      );
     }).catch(() => {
       // The claim lapses by itself within one lease.
     });
@@ -112,7 +140,11 @@ class Claims {
   async #locked<T>(claim: Claim, work: () => Promise<T>): Promise<T> {
     const lease = await this.#locks.acquire(`idempotency:${claim.scope}`, { waitMs: 5_000 }).catch((error: unknown) => {
       if (AgentHostError.isInstance(error) && error.code === 'conflict') {
-        throw new ConflictError({ message: 'A request with this Idempotency-Key is being handled; retry later', cause: error, retryAfterSeconds: IN_FLIGHT_RETRY_AFTER });
+        throw new ConflictError({
+          message: 'A request with this Idempotency-Key is being handled; retry later',
+          cause: error,
+          retryAfterSeconds: IN_FLIGHT_RETRY_AFTER,
+        });
       }
       throw error;
     });
@@ -127,7 +159,9 @@ class Claims {
 function claimOf(route: string, request: ApiRequest, key: string): Claim {
   return {
     scope: JSON.stringify([request.accountId, route, key]),
-    fingerprint: createHash('sha256').update(canonical([route, request.params, request.body])).digest('base64url'),
+    fingerprint: createHash('sha256')
+      .update(canonical([route, request.params, request.body]))
+      .digest('base64url'),
     owner: randomBytes(12).toString('base64url'),
   };
 }
@@ -140,13 +174,22 @@ function claimOf(route: string, request: ApiRequest, key: string): Claim {
  * first request's claim is a lease it renews while it runs, so a server that dies mid-request frees
  * the key within one lease. Transient outcomes (5xx, 408, 409, 429) are not kept, so they can be retried.
  */
-export function idempotent(route: string, handler: ApiHandler, options: IdempotencyOptions & { bodyLimit: string | number }): ApiHandler {
+export function idempotent(
+  route: string,
+  handler: ApiHandler,
+  options: IdempotencyOptions & { bodyLimit: string | number },
+): ApiHandler {
   const claims = new Claims(options);
   return async function idempotentHandler(request): Promise<ApiResponse> {
     const key = request.idempotencyKey;
     if (key === undefined) return handler(request);
     if (!KEY.test(key)) {
-      return failure(400, 'Invalid Idempotency-Key', { 'Idempotency-Key': { message: 'Idempotency-Key must be 1-255 visible ASCII characters', path: ['Idempotency-Key'] } });
+      return failure(400, 'Invalid Idempotency-Key', {
+        'Idempotency-Key': {
+          message: 'Idempotency-Key must be 1-255 visible ASCII characters',
+          path: ['Idempotency-Key'],
+        },
+      });
     }
     const claim = claimOf(route, request, key);
     const decided = await claims.take(claim);

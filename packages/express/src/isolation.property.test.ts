@@ -1,5 +1,12 @@
-import { AgentService, countEchoTokens, echoModels, type AgentRecord, type SessionInfo, type SessionMessage } from '@agenthost/core';
-import { sequentialIds, testClock, type TestClock } from '@agenthost/core/test';
+import {
+  type AgentRecord,
+  AgentService,
+  countEchoTokens,
+  echoModels,
+  type SessionInfo,
+  type SessionMessage,
+} from '@agenthost/core';
+import { sequentialIds, type TestClock, testClock } from '@agenthost/core/test';
 import { MemoryStore } from '@agenthost/storage';
 import express from 'express';
 import fc from 'fast-check';
@@ -38,40 +45,85 @@ type Account = 0 | 1 | 2;
  */
 type AgentTarget = { kind: 'own' | 'ownWithSessions' | 'any'; pick: number } | { kind: 'madeup'; id: string };
 /** Which session an operation names: a client-chosen id many callers share, a session of the target agent, any server-made id seen so far, or an id that cannot be one. */
-type SessionTarget = { kind: 'pool'; id: string } | { kind: 'ofAgent'; pick: number } | { kind: 'seen'; pick: number } | { kind: 'junk'; id: string };
+type SessionTarget =
+  | { kind: 'pool'; id: string }
+  | { kind: 'ofAgent'; pick: number }
+  | { kind: 'seen'; pick: number }
+  | { kind: 'junk'; id: string };
 type AgentFields = { name?: string; instruction?: string; model?: string; tool?: string | null; component?: string };
 
 type Op =
   | { type: 'create'; account: Account; body: Record<string, unknown>; valid: boolean }
   | { type: 'get'; account: Account; target: AgentTarget }
   | { type: 'list'; account: Account; paged: { limit: number; order: 'asc' | 'desc' | undefined } | null }
-  | { type: 'update'; account: Account; target: AgentTarget; method: 'PATCH' | 'PUT'; changes: AgentFields; nested: boolean }
+  | {
+      type: 'update';
+      account: Account;
+      target: AgentTarget;
+      method: 'PATCH' | 'PUT';
+      changes: AgentFields;
+      nested: boolean;
+    }
   | { type: 'delete'; account: Account; target: AgentTarget }
-  | { type: 'run'; account: Account; target: AgentTarget; input: string; field: 'input' | 'input_data'; session: SessionTarget | null; stream: 'no' | 'body' | 'accept' }
+  | {
+      type: 'run';
+      account: Account;
+      target: AgentTarget;
+      input: string;
+      field: 'input' | 'input_data';
+      session: SessionTarget | null;
+      stream: 'no' | 'body' | 'accept';
+    }
   | { type: 'listSessions'; account: Account; target: AgentTarget; limit: number | undefined }
   | { type: 'getSession'; account: Account; target: AgentTarget; session: SessionTarget; limit: number | undefined }
   | { type: 'deleteSession'; account: Account; target: AgentTarget; session: SessionTarget };
 
+// biome-ignore lint/suspicious/noControlCharactersInRegex: NUL is exactly what this finds.
 const UNSAFE_TEXT = /\u0000|[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
 const safeText = (maxLength: number) =>
-  fc.string({ unit: fc.oneof({ weight: 3, arbitrary: fc.constantFrom(...'abc XYZ 123 .,!?'.split('')) }, fc.constant('é'), fc.constant('日本'), fc.constant('😀')), minLength: 1, maxLength }).filter(
-    (s) => s.trim().length > 0 && !UNSAFE_TEXT.test(s),
-  );
-const padded = (arb: fc.Arbitrary<string>) => fc.tuple(fc.constantFrom('', ' ', '  '), arb, fc.constantFrom('', ' ', '\t')).map(([a, s, b]) => a + s + b);
+  fc
+    .string({
+      unit: fc.oneof(
+        { weight: 3, arbitrary: fc.constantFrom(...'abc XYZ 123 .,!?'.split('')) },
+        fc.constant('é'),
+        fc.constant('日本'),
+        fc.constant('😀'),
+      ),
+      minLength: 1,
+      maxLength,
+    })
+    .filter((s) => s.trim().length > 0 && !UNSAFE_TEXT.test(s));
+const padded = (arb: fc.Arbitrary<string>) =>
+  fc.tuple(fc.constantFrom('', ' ', '  '), arb, fc.constantFrom('', ' ', '\t')).map(([a, s, b]) => a + s + b);
 
 // Mostly two accounts, with a third now and then.
-const account: fc.Arbitrary<Account> = fc.oneof({ weight: 3, arbitrary: fc.constant(0 as const) }, { weight: 3, arbitrary: fc.constant(1 as const) }, { weight: 1, arbitrary: fc.constant(2 as const) });
+const account: fc.Arbitrary<Account> = fc.oneof(
+  { weight: 3, arbitrary: fc.constant(0 as const) },
+  { weight: 3, arbitrary: fc.constant(1 as const) },
+  { weight: 1, arbitrary: fc.constant(2 as const) },
+);
 const agentTarget: fc.Arbitrary<AgentTarget> = fc.oneof(
   { weight: 8, arbitrary: fc.nat(50).map((pick) => ({ kind: 'own', pick }) as const) },
   { weight: 3, arbitrary: fc.nat(50).map((pick) => ({ kind: 'any', pick }) as const) },
-  { weight: 1, arbitrary: fc.constantFrom('agent_0', 'agent_999', 'agt_AAAAAAAAAAAAAAAAAAAAAA', 'x', 'session_1').map((id) => ({ kind: 'madeup', id }) as const) },
+  {
+    weight: 1,
+    arbitrary: fc
+      .constantFrom('agent_0', 'agent_999', 'agt_AAAAAAAAAAAAAAAAAAAAAA', 'x', 'session_1')
+      .map((id) => ({ kind: 'madeup', id }) as const),
+  },
 );
-const sessionAgentTarget: fc.Arbitrary<AgentTarget> = fc.oneof({ weight: 1, arbitrary: fc.nat(50).map((pick) => ({ kind: 'ownWithSessions', pick }) as const) }, { weight: 1, arbitrary: agentTarget });
+const sessionAgentTarget: fc.Arbitrary<AgentTarget> = fc.oneof(
+  { weight: 1, arbitrary: fc.nat(50).map((pick) => ({ kind: 'ownWithSessions', pick }) as const) },
+  { weight: 1, arbitrary: agentTarget },
+);
 const sessionTarget: fc.Arbitrary<SessionTarget> = fc.oneof(
   { weight: 3, arbitrary: fc.constantFrom('s1', 's2', 'shared').map((id) => ({ kind: 'pool', id }) as const) },
   { weight: 8, arbitrary: fc.nat(20).map((pick) => ({ kind: 'ofAgent', pick }) as const) },
   { weight: 2, arbitrary: fc.nat(20).map((pick) => ({ kind: 'seen', pick }) as const) },
-  { weight: 1, arbitrary: fc.constantFrom('bad id', 'a/b', 'x'.repeat(129)).map((id) => ({ kind: 'junk', id }) as const) },
+  {
+    weight: 1,
+    arbitrary: fc.constantFrom('bad id', 'a/b', 'x'.repeat(129)).map((id) => ({ kind: 'junk', id }) as const),
+  },
 );
 const validCreate = fc
   .record(
@@ -87,33 +139,73 @@ const validCreate = fc
     { requiredKeys: ['name', 'instruction', 'model'] },
   )
   .map((body) => ({ body: body as Record<string, unknown>, valid: true }));
-const invalidCreate = fc.constantFrom<Record<string, unknown>>(
-  { name: 'x', model: 'echo' },
-  { name: '   ', instruction: 'y', model: 'echo' },
-  { name: 'x', instruction: 'y', model: 'gpt-9' },
-  { name: 'x', instruction: 'y', model: 'echo', tool: 'calculator' },
-).map((body) => ({ body, valid: false }));
+const invalidCreate = fc
+  .constantFrom<Record<string, unknown>>(
+    { name: 'x', model: 'echo' },
+    { name: '   ', instruction: 'y', model: 'echo' },
+    { name: 'x', instruction: 'y', model: 'gpt-9' },
+    { name: 'x', instruction: 'y', model: 'echo', tool: 'calculator' },
+  )
+  .map((body) => ({ body, valid: false }));
 const changes: fc.Arbitrary<AgentFields> = fc.oneof(
-  { weight: 5, arbitrary: fc.record({ name: padded(safeText(12)), instruction: safeText(40), model: fc.constant('echo'), tool: fc.constantFrom(null, 'none', ''), component: padded(safeText(8)) }, { requiredKeys: [] }) },
-  { weight: 1, arbitrary: fc.constantFrom<AgentFields>({ name: '' }, { model: 'gpt-9' }, { tool: 'calculator' }, { component: ' ' }) },
+  {
+    weight: 5,
+    arbitrary: fc.record(
+      {
+        name: padded(safeText(12)),
+        instruction: safeText(40),
+        model: fc.constant('echo'),
+        tool: fc.constantFrom(null, 'none', ''),
+        component: padded(safeText(8)),
+      },
+      { requiredKeys: [] },
+    ),
+  },
+  {
+    weight: 1,
+    arbitrary: fc.constantFrom<AgentFields>(
+      { name: '' },
+      { model: 'gpt-9' },
+      { tool: 'calculator' },
+      { component: ' ' },
+    ),
+  },
 );
 
 const createOp = (created: fc.Arbitrary<{ body: Record<string, unknown>; valid: boolean }>): fc.Arbitrary<Op> =>
-  fc.record({ type: fc.constant('create' as const), account, created }).map(({ created: c, ...rest }) => ({ ...rest, ...c }));
+  fc
+    .record({ type: fc.constant('create' as const), account, created })
+    .map(({ created: c, ...rest }) => ({ ...rest, ...c }));
 const op: fc.Arbitrary<Op> = fc.oneof(
-  { weight: 4, arbitrary: createOp(fc.oneof({ weight: 6, arbitrary: validCreate }, { weight: 1, arbitrary: invalidCreate })) },
+  {
+    weight: 4,
+    arbitrary: createOp(fc.oneof({ weight: 6, arbitrary: validCreate }, { weight: 1, arbitrary: invalidCreate })),
+  },
   { weight: 2, arbitrary: fc.record({ type: fc.constant('get' as const), account, target: agentTarget }) },
   {
     weight: 1,
     arbitrary: fc.record({
       type: fc.constant('list' as const),
       account,
-      paged: fc.option(fc.record({ limit: fc.integer({ min: 1, max: 3 }), order: fc.constantFrom('asc' as const, 'desc' as const, undefined) }), { nil: null }),
+      paged: fc.option(
+        fc.record({
+          limit: fc.integer({ min: 1, max: 3 }),
+          order: fc.constantFrom('asc' as const, 'desc' as const, undefined),
+        }),
+        { nil: null },
+      ),
     }),
   },
   {
     weight: 2,
-    arbitrary: fc.record({ type: fc.constant('update' as const), account, target: agentTarget, method: fc.constantFrom('PATCH' as const, 'PUT' as const), changes, nested: fc.boolean() }),
+    arbitrary: fc.record({
+      type: fc.constant('update' as const),
+      account,
+      target: agentTarget,
+      method: fc.constantFrom('PATCH' as const, 'PUT' as const),
+      changes,
+      nested: fc.boolean(),
+    }),
   },
   { weight: 1, arbitrary: fc.record({ type: fc.constant('delete' as const), account, target: agentTarget }) },
   {
@@ -128,9 +220,34 @@ const op: fc.Arbitrary<Op> = fc.oneof(
       stream: fc.constantFrom('no' as const, 'no' as const, 'body' as const, 'accept' as const),
     }),
   },
-  { weight: 2, arbitrary: fc.record({ type: fc.constant('listSessions' as const), account, target: agentTarget, limit: fc.constantFrom(undefined, 1, 2, 100) }) },
-  { weight: 3, arbitrary: fc.record({ type: fc.constant('getSession' as const), account, target: sessionAgentTarget, session: sessionTarget, limit: fc.constantFrom(undefined, 1, 3) }) },
-  { weight: 2, arbitrary: fc.record({ type: fc.constant('deleteSession' as const), account, target: sessionAgentTarget, session: sessionTarget }) },
+  {
+    weight: 2,
+    arbitrary: fc.record({
+      type: fc.constant('listSessions' as const),
+      account,
+      target: agentTarget,
+      limit: fc.constantFrom(undefined, 1, 2, 100),
+    }),
+  },
+  {
+    weight: 3,
+    arbitrary: fc.record({
+      type: fc.constant('getSession' as const),
+      account,
+      target: sessionAgentTarget,
+      session: sessionTarget,
+      limit: fc.constantFrom(undefined, 1, 3),
+    }),
+  },
+  {
+    weight: 2,
+    arbitrary: fc.record({
+      type: fc.constant('deleteSession' as const),
+      account,
+      target: sessionAgentTarget,
+      session: sessionTarget,
+    }),
+  },
 );
 
 // ---------------------------------------------------------------------------------------------
@@ -167,7 +284,7 @@ class Model {
   /** The agent `id` when `account` may see it. */
   visible(account: Account, id: string): ModelAgent | undefined {
     const agent = this.agent(id);
-    return agent && agent.live && agent.owner === account ? agent : undefined;
+    return agent?.live && agent.owner === account ? agent : undefined;
   }
   liveAgents(account: Account): ModelAgent[] {
     return this.agents.filter((a) => a.live && a.owner === account);
@@ -220,26 +337,56 @@ interface Reply {
 }
 
 function makeApp(clock: TestClock) {
-  const service = new AgentService({ store: new MemoryStore(), models: echoModels(), now: clock, generateId: sequentialIds(), maxRetries: 0 });
+  const service = new AgentService({
+    store: new MemoryStore(),
+    models: echoModels(),
+    now: clock,
+    generateId: sequentialIds(),
+    maxRetries: 0,
+  });
   const app = express();
   const logged: string[] = [];
-  app.use(BASE, createAgentRouter(service, { resolveKey: staticKeys([...ACCOUNTS]), logger: { error: (_fields, message) => logged.push(message) } }));
+  app.use(
+    BASE,
+    createAgentRouter(service, {
+      resolveKey: staticKeys([...ACCOUNTS]),
+      logger: { error: (_fields, message) => logged.push(message) },
+    }),
+  );
   const dispatch = app as unknown as inject.DispatchFunc;
-  const call = async (account: Account, method: string, path: string, body?: unknown, headers: Record<string, string> = {}): Promise<Reply> => {
+  const call = async (
+    account: Account,
+    method: string,
+    path: string,
+    body?: unknown,
+    headers: Record<string, string> = {},
+  ): Promise<Reply> => {
     const res = await inject(dispatch, {
       method,
       url: BASE + path,
-      headers: { 'x-api-key': ACCOUNTS[account].key, ...(body !== undefined && { 'content-type': 'application/json' }), ...headers },
+      headers: {
+        'x-api-key': ACCOUNTS[account].key,
+        ...(body !== undefined && { 'content-type': 'application/json' }),
+        ...headers,
+      },
       ...(body !== undefined && { payload: JSON.stringify(body) }),
     });
-    return { status: res.statusCode, contentType: res.headers['content-type'] as string | undefined, text: res.payload, headers: res.headers };
+    return {
+      status: res.statusCode,
+      contentType: res.headers['content-type'] as string | undefined,
+      text: res.payload,
+      headers: res.headers,
+    };
   };
   return { call, logged };
 }
 
 const enc = encodeURIComponent;
 const ok = (data: unknown) => ({ success: true, data, status: 200 });
-const invalid = (details: Record<string, { message: string; path: (string | number)[] }>, error = 'Invalid request format') => ({ success: false, error, details, status: 400 });
+const invalid = (
+  details: Record<string, { message: string; path: (string | number)[] }>,
+  error = 'Invalid request format',
+) => ({ success: false, error, details, status: 400 });
 const issue = (field: string, message: string) => ({ [field]: { message, path: [field] } });
 
 function json(reply: Reply): unknown {
@@ -269,11 +416,20 @@ const tokens = (text: string) => 3 + countEchoTokens(text);
 // ---------------------------------------------------------------------------------------------
 // One step: predict, send, compare, then apply the change to the model
 
-async function step(model: Model, call: ReturnType<typeof makeApp>['call'], o: Op, missingCounter: { n: number }): Promise<string | undefined> {
+async function step(
+  model: Model,
+  call: ReturnType<typeof makeApp>['call'],
+  o: Op,
+  missingCounter: { n: number },
+): Promise<string | undefined> {
   /** The same request with an id nobody ever had: it must be answered byte for byte like a foreign one. */
   const sameAsMissing = async (reply: Reply, send: (agentId: string) => Promise<Reply>) => {
     const missing = await send(`missing_${++missingCounter.n}`);
-    expect({ status: missing.status, type: missing.contentType, text: missing.text }).toStrictEqual({ status: reply.status, type: reply.contentType, text: reply.text });
+    expect({ status: missing.status, type: missing.contentType, text: missing.text }).toStrictEqual({
+      status: reply.status,
+      type: reply.contentType,
+      text: reply.text,
+    });
   };
 
   switch (o.type) {
@@ -287,8 +443,16 @@ async function step(model: Model, call: ReturnType<typeof makeApp>['call'], o: O
             : typeof b.name === 'string' && b.name.trim() === ''
               ? invalid(issue('name', 'name must not be blank'))
               : b.model === 'gpt-9'
-                ? invalid(issue('model', 'Unsupported model "gpt-9". Name a model as provider/model; offered: agenthost: echo'))
-                : invalid(issue('tool', 'Unknown tool "calculator". This server offers no tools'), 'Unknown tool "calculator". This server offers no tools');
+                ? invalid(
+                    issue(
+                      'model',
+                      'Unsupported model "gpt-9". Name a model as provider/model; offered: agenthost: echo',
+                    ),
+                  )
+                : invalid(
+                    issue('tool', 'Unknown tool "calculator". This server offers no tools'),
+                    'Unknown tool "calculator". This server offers no tools',
+                  );
         expectReply(reply, 400, expected);
         return undefined;
       }
@@ -299,7 +463,14 @@ async function step(model: Model, call: ReturnType<typeof makeApp>['call'], o: O
       const record: AgentRecord = {
         agent_id: agentId,
         name,
-        config: { agent_id: agentId, name, instruction: body.instruction!, model: 'echo', tool: null, component: body.component?.trim() ?? 'Chat' },
+        config: {
+          agent_id: agentId,
+          name,
+          instruction: body.instruction!,
+          model: 'echo',
+          tool: null,
+          component: body.component?.trim() ?? 'Chat',
+        },
         created_at: now,
         updated_at: now,
       };
@@ -332,7 +503,11 @@ async function step(model: Model, call: ReturnType<typeof makeApp>['call'], o: O
       const seen: AgentRecord[] = [];
       let after: string | undefined;
       for (let page = 0; ; page++) {
-        const query = new URLSearchParams({ limit: String(limit), ...(order && { order }), ...(after !== undefined && { after }) });
+        const query = new URLSearchParams({
+          limit: String(limit),
+          ...(order && { order }),
+          ...(after !== undefined && { after }),
+        });
         const reply = await call(o.account, 'GET', `/agents?${query}`);
         const want = ordered.slice(page * limit, page * limit + limit);
         expectReply(reply, 200, ok(want));
@@ -348,7 +523,9 @@ async function step(model: Model, call: ReturnType<typeof makeApp>['call'], o: O
 
     case 'update': {
       const agentId = model.resolveAgent(o.account, o.target);
-      const body = o.nested ? { agent_id: 'hijack', config: o.changes } : { ...o.changes, updated_at: '2000-01-01T00:00:00.000Z' };
+      const body = o.nested
+        ? { agent_id: 'hijack', config: o.changes }
+        : { ...o.changes, updated_at: '2000-01-01T00:00:00.000Z' };
       const send = (id: string) => call(o.account, o.method, `/agents/${enc(id)}`, body);
       const reply = await send(agentId);
       const agent = model.visible(o.account, agentId);
@@ -359,13 +536,23 @@ async function step(model: Model, call: ReturnType<typeof makeApp>['call'], o: O
       }
       const c = o.changes;
       if (Object.keys(c).length === 0) {
-        expectReply(reply, 400, invalid(issue('request', 'Give at least one of name, instruction, model, tool, component')));
+        expectReply(
+          reply,
+          400,
+          invalid(issue('request', 'Give at least one of name, instruction, model, tool, component')),
+        );
       } else if (c.name === '') {
         expectReply(reply, 400, invalid(issue('name', 'name must not be blank')));
       } else if (c.component === ' ') {
         expectReply(reply, 400, invalid(issue('component', 'component must not be blank')));
       } else if (c.model === 'gpt-9') {
-        expectReply(reply, 400, invalid(issue('model', 'Unsupported model "gpt-9". Name a model as provider/model; offered: agenthost: echo')));
+        expectReply(
+          reply,
+          400,
+          invalid(
+            issue('model', 'Unsupported model "gpt-9". Name a model as provider/model; offered: agenthost: echo'),
+          ),
+        );
       } else if (c.tool === 'calculator') {
         const message = 'Unknown tool "calculator". This server offers no tools';
         expectReply(reply, 400, invalid(issue('tool', message), message));
@@ -402,7 +589,11 @@ async function step(model: Model, call: ReturnType<typeof makeApp>['call'], o: O
     case 'run': {
       const agentId = model.resolveAgent(o.account, o.target);
       const sessionId = o.session ? model.resolveSession(agentId, o.session) : undefined;
-      const body = { [o.field]: o.input, ...(sessionId !== undefined && { session_id: sessionId }), ...(o.stream === 'body' && { stream: true }) };
+      const body = {
+        [o.field]: o.input,
+        ...(sessionId !== undefined && { session_id: sessionId }),
+        ...(o.stream === 'body' && { stream: true }),
+      };
       const headers: Record<string, string> = o.stream === 'accept' ? { accept: 'text/event-stream' } : {};
       const send = (id: string) => call(o.account, 'POST', `/agents/${enc(id)}/run`, body, headers);
       const reply = await send(agentId);
@@ -416,7 +607,9 @@ async function step(model: Model, call: ReturnType<typeof makeApp>['call'], o: O
       // One issue per offending field, all of them at once.
       const issues = {
         ...(o.input.trim() === '' && issue(o.field, `${o.field} must not be blank`)),
-        ...(sessionId !== undefined && !/^[A-Za-z0-9._:-]{1,128}$/.test(sessionId) && issue('session_id', SESSION_ID_RULE)),
+        ...(sessionId !== undefined &&
+          !/^[A-Za-z0-9._:-]{1,128}$/.test(sessionId) &&
+          issue('session_id', SESSION_ID_RULE)),
       };
       if (Object.keys(issues).length > 0) {
         expectReply(reply, 400, invalid(issues));
@@ -426,15 +619,31 @@ async function step(model: Model, call: ReturnType<typeof makeApp>['call'], o: O
       const session = agent.sessions.find((s) => s.info.session_id === id);
       const history = session?.messages ?? [];
       const output = `Echo: ${o.input}`;
-      const prompt = tokens(agent.record.config.instruction) + history.reduce((n, m) => n + tokens(m.content), 0) + tokens(o.input);
+      const prompt =
+        tokens(agent.record.config.instruction) + history.reduce((n, m) => n + tokens(m.content), 0) + tokens(o.input);
       const completion = countEchoTokens(output);
-      const result = { output, session_id: id, metadata: { model: 'echo', tool_used: null, tokens: { prompt, completion, total: prompt + completion }, omitted_messages: 0, cost: 0 } };
+      const result = {
+        output,
+        session_id: id,
+        metadata: {
+          model: 'echo',
+          tool_used: null,
+          tokens: { prompt, completion, total: prompt + completion },
+          omitted_messages: 0,
+          cost: 0,
+        },
+      };
       if (o.stream === 'no') expectReply(reply, 200, ok(result));
       else {
         const frames = events(reply);
         // The deltas spell the answer; exactly one `done` ends the stream, carrying the run's data.
         expect(frames.slice(0, -1).every((f) => f.event === 'text-delta')).toBe(true);
-        expect(frames.slice(0, -1).map((f) => (f.data as { delta: string }).delta).join('')).toBe(output);
+        expect(
+          frames
+            .slice(0, -1)
+            .map((f) => (f.data as { delta: string }).delta)
+            .join(''),
+        ).toBe(output);
         expect(frames.at(-1)).toStrictEqual({ event: 'done', data: result });
       }
       const now = model.now();
@@ -445,7 +654,11 @@ async function step(model: Model, call: ReturnType<typeof makeApp>['call'], o: O
       if (session) {
         session.messages.push(...turn);
         session.info = { ...session.info, updated_at: now, message_count: session.messages.length };
-      } else agent.sessions.push({ info: { session_id: id, created_at: now, updated_at: now, message_count: 2 }, messages: turn });
+      } else
+        agent.sessions.push({
+          info: { session_id: id, created_at: now, updated_at: now, message_count: 2 },
+          messages: turn,
+        });
       return agentId;
     }
 
@@ -463,12 +676,20 @@ async function step(model: Model, call: ReturnType<typeof makeApp>['call'], o: O
       const all = [...agent.sessions].reverse().map((s) => s.info);
       const limit = o.limit ?? 20;
       const body = JSON.parse(reply.text) as { data: { sessions: SessionInfo[]; next_cursor: string | null } };
-      expectReply(reply, 200, ok({ sessions: all.slice(0, limit), next_cursor: all.length > limit ? body.data.next_cursor : null }));
+      expectReply(
+        reply,
+        200,
+        ok({ sessions: all.slice(0, limit), next_cursor: all.length > limit ? body.data.next_cursor : null }),
+      );
       // Following the cursors gives every session once, newest first.
       const seen = [...body.data.sessions];
       for (let cursor = body.data.next_cursor; cursor !== null; ) {
         expect(typeof cursor).toBe('string');
-        const page = await call(o.account, 'GET', `/agents/${enc(agentId)}/sessions?limit=${limit}&cursor=${enc(cursor)}`);
+        const page = await call(
+          o.account,
+          'GET',
+          `/agents/${enc(agentId)}/sessions?limit=${limit}&cursor=${enc(cursor)}`,
+        );
         const data = (json(page) as { data: { sessions: SessionInfo[]; next_cursor: string | null } }).data;
         expect(data.sessions).toStrictEqual(all.slice(seen.length, seen.length + limit));
         seen.push(...data.sessions);
@@ -498,11 +719,23 @@ async function step(model: Model, call: ReturnType<typeof makeApp>['call'], o: O
       const limit = o.limit ?? 100;
       const body = JSON.parse(reply.text) as { data: { next_cursor: string | null } };
       const more = session.messages.length > limit;
-      expectReply(reply, 200, ok({ ...session.info, messages: session.messages.slice(0, limit), next_cursor: more ? body.data.next_cursor : null }));
+      expectReply(
+        reply,
+        200,
+        ok({
+          ...session.info,
+          messages: session.messages.slice(0, limit),
+          next_cursor: more ? body.data.next_cursor : null,
+        }),
+      );
       const seen = session.messages.slice(0, limit);
       for (let cursor = body.data.next_cursor; cursor !== null; ) {
         expect(typeof cursor).toBe('string');
-        const page = await call(o.account, 'GET', `/agents/${enc(agentId)}/sessions/${enc(sessionId)}?limit=${limit}&cursor=${enc(cursor)}`);
+        const page = await call(
+          o.account,
+          'GET',
+          `/agents/${enc(agentId)}/sessions/${enc(sessionId)}?limit=${limit}&cursor=${enc(cursor)}`,
+        );
         const data = (json(page) as { data: { messages: SessionMessage[]; next_cursor: string | null } }).data;
         expect(data.messages).toStrictEqual(session.messages.slice(seen.length, seen.length + limit));
         seen.push(...data.messages);
@@ -539,32 +772,45 @@ async function step(model: Model, call: ReturnType<typeof makeApp>['call'], o: O
  * What every account sees equals the model: its agents, each agent's sessions, and (for the agent a
  * step changed, or all of them at the end) every message of every session.
  */
-async function checkEveryAccount(model: Model, call: ReturnType<typeof makeApp>['call'], deepFor: string | 'all' | undefined): Promise<void> {
+async function checkEveryAccount(
+  model: Model,
+  call: ReturnType<typeof makeApp>['call'],
+  deepFor: string | 'all' | undefined,
+): Promise<void> {
   for (const acc of [0, 1, 2] as const) {
     const agents = model.liveAgents(acc);
     expectReply(await call(acc, 'GET', '/agents'), 200, ok(agents.map((a) => a.record)));
     for (const agent of agents) {
       const id = agent.record.agent_id;
       const sessions = [...agent.sessions].reverse();
-      expectReply(await call(acc, 'GET', `/agents/${enc(id)}/sessions?limit=100`), 200, ok({ sessions: sessions.map((s) => s.info), next_cursor: null }));
+      expectReply(
+        await call(acc, 'GET', `/agents/${enc(id)}/sessions?limit=100`),
+        200,
+        ok({ sessions: sessions.map((s) => s.info), next_cursor: null }),
+      );
       if (deepFor !== 'all' && deepFor !== id) continue;
       for (const s of sessions) {
-        expectReply(await call(acc, 'GET', `/agents/${enc(id)}/sessions/${enc(s.info.session_id)}`), 200, ok({ ...s.info, messages: s.messages, next_cursor: null }));
+        expectReply(
+          await call(acc, 'GET', `/agents/${enc(id)}/sessions/${enc(s.info.session_id)}`),
+          200,
+          ok({ ...s.info, messages: s.messages, next_cursor: null }),
+        );
       }
     }
   }
 }
 
-test(
-  'two or three accounts never see or change each other: random operation sequences match a reference model',
-  async () => {
-    console.log('fast-check seed', SEED, 'runs', NUM_RUNS);
-    const started = performance.now();
-    let commands = 0;
-    const outcomes = new Map<string, number>();
-    await fc.assert(
-      // A few agents first, so that most operations reach an agent of their caller; then anything.
-      fc.asyncProperty(fc.array(createOp(validCreate), { minLength: 2, maxLength: 3 }), fc.array(op, { minLength: 1, maxLength: MAX_COMMANDS - 3, size: 'max' }), async (setup, rest) => {
+test('two or three accounts never see or change each other: random operation sequences match a reference model', async () => {
+  console.log('fast-check seed', SEED, 'runs', NUM_RUNS);
+  const started = performance.now();
+  let commands = 0;
+  const outcomes = new Map<string, number>();
+  await fc.assert(
+    // A few agents first, so that most operations reach an agent of their caller; then anything.
+    fc.asyncProperty(
+      fc.array(createOp(validCreate), { minLength: 2, maxLength: 3 }),
+      fc.array(op, { minLength: 1, maxLength: MAX_COMMANDS - 3, size: 'max' }),
+      async (setup, rest) => {
         const ops = [...setup, ...rest];
         const clock = testClock(START);
         const model = new Model(clock);
@@ -594,11 +840,12 @@ test(
         }
         await checkEveryAccount(model, call, 'all');
         expect(logged).toStrictEqual([]);
-      }),
-      { seed: SEED, numRuns: NUM_RUNS },
-    );
-    console.log(`isolation: ${NUM_RUNS} runs, ${commands} commands (shrinking included) in ${Math.round(performance.now() - started)} ms`);
-    console.log('outcomes (operation status: count)', Object.fromEntries([...outcomes].sort()));
-  },
-  120_000,
-);
+      },
+    ),
+    { seed: SEED, numRuns: NUM_RUNS },
+  );
+  console.log(
+    `isolation: ${NUM_RUNS} runs, ${commands} commands (shrinking included) in ${Math.round(performance.now() - started)} ms`,
+  );
+  console.log('outcomes (operation status: count)', Object.fromEntries([...outcomes].sort()));
+}, 120_000);

@@ -1,7 +1,7 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
 import type { RunObservation } from '@agenthost/core';
 import type { RequestHandler } from 'express';
-import { Counter, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+import { Counter, collectDefaultMetrics, Histogram, Registry } from 'prom-client';
 
 /** The metrics of one server: hand it to the router and the service, serve it with {@link metricsHandler}. */
 export interface AgentMetrics {
@@ -22,7 +22,12 @@ export interface AgentMetrics {
 export function createMetrics(options: { processMetrics?: boolean } = {}): AgentMetrics {
   const registry = new Registry();
   if (options.processMetrics !== false) collectDefaultMetrics({ register: registry });
-  const requests = new Counter({ name: 'agenthost_http_requests_total', help: 'HTTP requests answered', labelNames: ['method', 'route', 'status'], registers: [registry] });
+  const requests = new Counter({
+    name: 'agenthost_http_requests_total',
+    help: 'HTTP requests answered',
+    labelNames: ['method', 'route', 'status'],
+    registers: [registry],
+  });
   const latency = new Histogram({
     name: 'agenthost_http_request_duration_seconds',
     help: 'Time to answer an HTTP request',
@@ -30,8 +35,18 @@ export function createMetrics(options: { processMetrics?: boolean } = {}): Agent
     buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60],
     registers: [registry],
   });
-  const runs = new Counter({ name: 'agenthost_runs_total', help: 'Runs that reached their model call, by outcome', labelNames: ['model', 'outcome'], registers: [registry] });
-  const tokens = new Counter({ name: 'agenthost_tokens_total', help: 'Tokens of successful runs', labelNames: ['model', 'kind'], registers: [registry] });
+  const runs = new Counter({
+    name: 'agenthost_runs_total',
+    help: 'Runs that reached their model call, by outcome',
+    labelNames: ['model', 'outcome'],
+    registers: [registry],
+  });
+  const tokens = new Counter({
+    name: 'agenthost_tokens_total',
+    help: 'Tokens of successful runs',
+    labelNames: ['model', 'kind'],
+    registers: [registry],
+  });
   const provider = new Histogram({
     name: 'agenthost_provider_duration_seconds',
     help: 'Time the model provider took for a run (all steps and retries)',
@@ -39,7 +54,11 @@ export function createMetrics(options: { processMetrics?: boolean } = {}): Agent
     buckets: [0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 20, 30, 60, 120],
     registers: [registry],
   });
-  const storageErrors = new Counter({ name: 'agenthost_storage_errors_total', help: 'Requests answered 503 because the store was unavailable', registers: [registry] });
+  const storageErrors = new Counter({
+    name: 'agenthost_storage_errors_total',
+    help: 'Requests answered 503 because the store was unavailable',
+    registers: [registry],
+  });
   return {
     registry,
     observeRun({ model, outcome, tokens: used, providerMs }) {
@@ -73,10 +92,16 @@ export function metricsHandler(metrics: AgentMetrics, options: { token?: string 
     if (expected) {
       const given = /^Bearer (.+)$/.exec(req.get('authorization') ?? '')?.[1] ?? '';
       if (!timingSafeEqual(createHash('sha256').update(given).digest(), expected)) {
-        res.status(401).set({ 'WWW-Authenticate': 'Bearer', 'Cache-Control': 'no-store' }).type('text/plain').send('metrics need the metrics token\n');
+        res
+          .status(401)
+          .set({ 'WWW-Authenticate': 'Bearer', 'Cache-Control': 'no-store' })
+          .type('text/plain')
+          .send('metrics need the metrics token\n');
         return;
       }
     }
-    res.set({ 'Content-Type': metrics.registry.contentType, 'Cache-Control': 'no-store' }).send(await metrics.registry.metrics());
+    res
+      .set({ 'Content-Type': metrics.registry.contentType, 'Cache-Control': 'no-store' })
+      .send(await metrics.registry.metrics());
   };
 }

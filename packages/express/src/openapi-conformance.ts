@@ -72,7 +72,9 @@ function rewriteRefs(value: unknown): unknown {
   return Object.fromEntries(
     Object.entries(value).map(([key, v]) => [
       key,
-      key === '$ref' && typeof v === 'string' && v.startsWith('#/components/schemas/') ? `urn:agenthost:openapi-components#/$defs/${v.slice('#/components/schemas/'.length)}` : rewriteRefs(v),
+      key === '$ref' && typeof v === 'string' && v.startsWith('#/components/schemas/')
+        ? `urn:agenthost:openapi-components#/$defs/${v.slice('#/components/schemas/'.length)}`
+        : rewriteRefs(v),
     ]),
   );
 }
@@ -93,7 +95,8 @@ function resolve(document: Json, value: unknown): Json {
   let current = value as Json;
   for (let hops = 0; typeof current?.$ref === 'string' && hops < 10; hops++) {
     const pointer = current.$ref as string;
-    if (!pointer.startsWith('#/')) throw new Error(`openapi-conformance: only local references are followed, got ${pointer}`);
+    if (!pointer.startsWith('#/'))
+      throw new Error(`openapi-conformance: only local references are followed, got ${pointer}`);
     current = pointer
       .slice(2)
       .split('/')
@@ -108,14 +111,16 @@ function resolve(document: Json, value: unknown): Json {
 }
 
 function describeValue(value: unknown): string {
-  const text = typeof value === 'string' ? JSON.stringify(value) : JSON.stringify(value) ?? String(value);
+  const text = typeof value === 'string' ? JSON.stringify(value) : (JSON.stringify(value) ?? String(value));
   return text.length > 600 ? `${text.slice(0, 600)}...` : text;
 }
 
 function schemaErrors(document: Json, schema: unknown, value: unknown): string | null {
   const validate = validatorFor(document, schema);
   if (validate(value)) return null;
-  return (validate.errors ?? []).map((e) => `${e.instancePath || '(root)'} ${e.message}${e.params ? ` ${JSON.stringify(e.params)}` : ''}`).join('; ');
+  return (validate.errors ?? [])
+    .map((e) => `${e.instancePath || '(root)'} ${e.message}${e.params ? ` ${JSON.stringify(e.params)}` : ''}`)
+    .join('; ');
 }
 
 /** The server path prefix: `/api/v1` of `/api/v1` or `https://host/api/v1`. */
@@ -130,7 +135,11 @@ function serverPath(document: Json): string {
  * query), or `null` when none matches. `basePath` is the mount point to take off (default: the path
  * of the document's first server).
  */
-export function matchPath(document: Record<string, unknown>, pathTemplateOrUrl: string, basePath?: string): string | null {
+export function matchPath(
+  document: Record<string, unknown>,
+  pathTemplateOrUrl: string,
+  basePath?: string,
+): string | null {
   const paths = Object.keys((document.paths as Json | undefined) ?? {});
   if (paths.includes(pathTemplateOrUrl)) return pathTemplateOrUrl;
   let path = pathTemplateOrUrl.replace(/^[a-z][a-z0-9+.-]*:\/\/[^/]*/i, '').replace(/[?#].*$/, '');
@@ -159,7 +168,8 @@ export function parseEventStream(text: string): { event: string; data: unknown }
     .map((block) => block.split(/\r?\n/).filter((line) => line !== '' && !line.startsWith(':')))
     .filter((lines) => lines.length > 0)
     .map((lines) => {
-      const field = (name: string) => lines.filter((l) => l.startsWith(`${name}:`)).map((l) => l.slice(name.length + 1).replace(/^ /, ''));
+      const field = (name: string) =>
+        lines.filter((l) => l.startsWith(`${name}:`)).map((l) => l.slice(name.length + 1).replace(/^ /, ''));
       const data = field('data').join('\n');
       return { event: field('event')[0] ?? 'message', data: JSON.parse(data) as unknown };
     });
@@ -206,17 +216,28 @@ export function checkResponse(
     response = resolve(document, found);
   } else {
     const shared = UNLISTED[status];
-    const expected = !template ? 'an unknown path' : `a method the path does not list (${METHODS.filter((m) => pathItem?.[m]).join(', ')})`;
+    const expected = !template
+      ? 'an unknown path'
+      : `a method the path does not list (${METHODS.filter((m) => pathItem?.[m]).join(', ')})`;
     // An unknown path cannot answer 405; a listed path with another method answers 405 (or an earlier
     // refusal), never 404.
     const impossible = !template ? 405 : 404;
-    if (!shared || status === impossible) fail(`${expected} may only answer ${Object.keys(UNLISTED).filter((s) => Number(s) !== impossible).join(', ')}`);
+    if (!shared || status === impossible)
+      fail(
+        `${expected} may only answer ${Object.keys(UNLISTED)
+          .filter((s) => Number(s) !== impossible)
+          .join(', ')}`,
+      );
     response = resolve(document, ((document.components as Json).responses as Json)[shared!]);
     if (status === 405) {
       const allowed = METHODS.filter((m) => pathItem?.[m]).map((m) => m.toUpperCase());
       if (allowed.includes('GET') && !allowed.includes('HEAD')) allowed.push('HEAD');
-      const got = (header(details.headers, 'allow') ?? '').split(',').map((m) => m.trim().toUpperCase()).filter(Boolean);
-      if ([...got].sort().join(',') !== [...allowed].sort().join(',')) fail(`Allow is "${got.join(', ')}" but the document lists ${allowed.join(', ')}`);
+      const got = (header(details.headers, 'allow') ?? '')
+        .split(',')
+        .map((m) => m.trim().toUpperCase())
+        .filter(Boolean);
+      if ([...got].sort().join(',') !== [...allowed].sort().join(','))
+        fail(`Allow is "${got.join(', ')}" but the document lists ${allowed.join(', ')}`);
     }
   }
 
@@ -228,14 +249,20 @@ export function checkResponse(
       continue;
     }
     const schema = (spec.schema ?? {}) as Json;
-    const typed = schema.type === 'integer' || schema.type === 'number' ? (/^-?\d+(\.\d+)?$/.test(value) ? Number(value) : value) : value;
+    const typed =
+      schema.type === 'integer' || schema.type === 'number'
+        ? /^-?\d+(\.\d+)?$/.test(value)
+          ? Number(value)
+          : value
+        : value;
     const problem = schemaErrors(document, schema, typed);
     if (problem) fail(`header ${name}: ${describeValue(value)}: ${problem}`);
   }
 
   const content = response.content as Record<string, Json> | undefined;
   // Clients give an empty body as undefined, '' or {}.
-  const empty = body === undefined || body === '' || (typeof body === 'object' && body !== null && Object.keys(body).length === 0);
+  const empty =
+    body === undefined || body === '' || (typeof body === 'object' && body !== null && Object.keys(body).length === 0);
   if (head || !content || Object.keys(content).length === 0) {
     if (!empty) fail(head ? 'a HEAD answer has no body' : 'the document lists no body');
     return;
@@ -243,7 +270,10 @@ export function checkResponse(
   if (details.contentType === undefined && details.headers === undefined && Object.keys(content).length > 1) {
     fail(`give the content type: the document lists ${Object.keys(content).join(', ')}`);
   }
-  const contentType = (details.contentType ?? header(details.headers, 'content-type') ?? Object.keys(content)[0]!).split(';')[0]!.trim().toLowerCase();
+  const contentType = (details.contentType ?? header(details.headers, 'content-type') ?? Object.keys(content)[0]!)
+    .split(';')[0]!
+    .trim()
+    .toLowerCase();
   const media = content[contentType];
   if (!media) fail(`content type ${contentType} is not one the document lists (${Object.keys(content).join(', ')})`);
   const problem = schemaErrors(document, media!.schema ?? {}, body);
@@ -258,9 +288,13 @@ export function checkResponse(
       fail(`the event stream is not one JSON object per event: ${(error as Error).message}`);
     }
     for (const [index, { event, data }] of frames.entries()) {
-      if (!events[event]) fail(`event ${index} is "${event}", which the document does not list (${Object.keys(events).join(', ')})`);
+      if (!events[event])
+        fail(`event ${index} is "${event}", which the document does not list (${Object.keys(events).join(', ')})`);
       const eventProblem = schemaErrors(document, events[event], data);
-      if (eventProblem) fail(`the data of event ${index} ("${event}") does not match the document: ${eventProblem}; data: ${describeValue(data)}`);
+      if (eventProblem)
+        fail(
+          `the data of event ${index} ("${event}") does not match the document: ${eventProblem}; data: ${describeValue(data)}`,
+        );
     }
   }
 }
@@ -279,9 +313,19 @@ export interface HttpResponseLike {
  * {@link checkResponse} for a whole HTTP response: JSON bodies are read from `body`, others (a
  * server-sent event stream) from `text`.
  */
-export function checkHttpResponse(document: Record<string, unknown>, method: string, url: string, response: HttpResponseLike, basePath?: string): void {
+export function checkHttpResponse(
+  document: Record<string, unknown>,
+  method: string,
+  url: string,
+  response: HttpResponseLike,
+  basePath?: string,
+): void {
   const contentType = header(response.headers, 'content-type');
   const isJson = contentType !== undefined && /^application\/(?:[\w.+-]+\+)?json\b/i.test(contentType);
   const body = isJson ? response.body : contentType === undefined ? undefined : response.text;
-  checkResponse(document, method, url, response.status, body, { headers: response.headers, ...(contentType !== undefined && { contentType }), ...(basePath !== undefined && { basePath }) });
+  checkResponse(document, method, url, response.status, body, {
+    headers: response.headers,
+    ...(contentType !== undefined && { contentType }),
+    ...(basePath !== undefined && { basePath }),
+  });
 }

@@ -1,10 +1,10 @@
 import {
   AgentService,
-  StorageUnavailableError,
   combineModels,
   createAgentInputSchema,
   echoModels,
   runAgentInputSchema,
+  StorageUnavailableError,
   staticModels,
   staticTools,
   updateAgentInputSchema,
@@ -12,15 +12,15 @@ import {
 import { MemoryStore } from '@agenthost/storage';
 import { validate } from '@readme/openapi-parser';
 import { tool } from 'ai';
-import { MockLanguageModelV4, convertArrayToReadableStream } from 'ai/test';
+import { convertArrayToReadableStream, MockLanguageModelV4 } from 'ai/test';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import express from 'express';
 import request from 'supertest';
 import { beforeEach, describe, expect, test, vi } from 'vitest';
 import { z } from 'zod';
 import { staticKeys } from './auth.js';
-import { checkHttpResponse, checkResponse, matchPath, parseEventStream } from './openapi-conformance.js';
 import { openApiDocument } from './openapi.js';
+import { checkHttpResponse, checkResponse, matchPath, parseEventStream } from './openapi-conformance.js';
 import { createAgentRouter } from './router.js';
 
 const KEY = 'key-openapi-0123456789abcdef';
@@ -46,7 +46,12 @@ const OPERATIONS: Record<string, number[]> = {
 };
 
 const operations = (doc: Record<string, unknown>) =>
-  Object.entries(doc.paths as Record<string, Record<string, { responses: Record<string, unknown>; security?: { ApiKey: string[] }[] }>>).flatMap(([path, item]) =>
+  Object.entries(
+    doc.paths as Record<
+      string,
+      Record<string, { responses: Record<string, unknown>; security?: { ApiKey: string[] }[] }>
+    >,
+  ).flatMap(([path, item]) =>
     Object.entries(item)
       .filter(([method]) => method !== 'parameters')
       .map(([method, operation]) => ({ key: `${method.toUpperCase()} ${path}`, operation })),
@@ -56,11 +61,17 @@ describe('the document', () => {
   test('is a valid OpenAPI 3.1 document', async () => {
     const result = await validate(structuredClone(document) as never);
     expect(result).toStrictEqual({ valid: true, warnings: [], specification: 'OpenAPI' });
-    expect(document).toMatchObject({ openapi: '3.1.0', info: { title: 'agenthost', version: expect.stringMatching(/^\d+\.\d+\.\d+/) }, servers: [{ url: '/api/v1' }] });
+    expect(document).toMatchObject({
+      openapi: '3.1.0',
+      info: { title: 'agenthost', version: expect.stringMatching(/^\d+\.\d+\.\d+/) },
+      servers: [{ url: '/api/v1' }],
+    });
   });
 
   test('the validator does refuse a broken document', async () => {
-    const broken = structuredClone(document) as { paths: Record<string, Record<string, { responses: Record<string, unknown> }>> };
+    const broken = structuredClone(document) as {
+      paths: Record<string, Record<string, { responses: Record<string, unknown> }>>;
+    };
     broken.paths['/agents']!.get!.responses['200'] = { content: {} };
     const result = await validate(broken as never);
     expect(result.valid).toBe(false);
@@ -70,16 +81,26 @@ describe('the document', () => {
     const ajv = new Ajv2020({ strict: true, allowUnionTypes: true, strictRequired: false, validateFormats: false });
     ajv.addVocabulary(['example']);
     const schemas = (document.components as { schemas: Record<string, object> }).schemas;
-    const bundle = JSON.parse(JSON.stringify({ $id: 'urn:agenthost:check', $defs: schemas }).replaceAll('"#/components/schemas/', '"urn:agenthost:check#/$defs/'));
+    const bundle = JSON.parse(
+      JSON.stringify({ $id: 'urn:agenthost:check', $defs: schemas }).replaceAll(
+        '"#/components/schemas/',
+        '"urn:agenthost:check#/$defs/',
+      ),
+    );
     expect(ajv.validateSchema(bundle), ajv.errorsText(ajv.errors)).toBe(true);
     ajv.addSchema(bundle);
-    for (const name of Object.keys(schemas)) expect(() => ajv.getSchema(`urn:agenthost:check#/$defs/${name}`), name).not.toThrow();
+    for (const name of Object.keys(schemas))
+      expect(() => ajv.getSchema(`urn:agenthost:check#/$defs/${name}`), name).not.toThrow();
   });
 
   test('lists every route and status of the HTTP API, with the scope each needs, and no more', () => {
-    const listed = Object.fromEntries(operations(document).map(({ key, operation }) => [key, Object.keys(operation.responses).map(Number)]));
+    const listed = Object.fromEntries(
+      operations(document).map(({ key, operation }) => [key, Object.keys(operation.responses).map(Number)]),
+    );
     expect(listed).toStrictEqual(OPERATIONS);
-    const scopes = Object.fromEntries(operations(document).map(({ key, operation }) => [key, operation.security?.[0]?.ApiKey ?? null]));
+    const scopes = Object.fromEntries(
+      operations(document).map(({ key, operation }) => [key, operation.security?.[0]?.ApiKey ?? null]),
+    );
     expect(scopes).toStrictEqual({
       'POST /agents': ['agents:write'],
       'GET /agents': ['agents:read'],
@@ -102,29 +123,67 @@ describe('the document', () => {
   });
 
   test('the request bodies are the zod schemas that validate requests', () => {
-    const schemas = (document.components as { schemas: Record<string, { properties: Record<string, object> }> }).schemas;
+    const schemas = (document.components as { schemas: Record<string, { properties: Record<string, object> }> })
+      .schemas;
     const withoutDescriptions = (properties: Record<string, object>) =>
-      Object.fromEntries(Object.entries(properties).map(([name, { description: _, ...rest }]: [string, { description?: string }]) => [name, rest]));
-    const converted = (schema: z.ZodType) => (z.toJSONSchema(schema, { io: 'input', target: 'draft-2020-12', unrepresentable: 'any' }) as { properties: Record<string, object> }).properties;
+      Object.fromEntries(
+        Object.entries(properties).map(([name, { description: _, ...rest }]: [string, { description?: string }]) => [
+          name,
+          rest,
+        ]),
+      );
+    const converted = (schema: z.ZodType) =>
+      (
+        z.toJSONSchema(schema, { io: 'input', target: 'draft-2020-12', unrepresentable: 'any' }) as {
+          properties: Record<string, object>;
+        }
+      ).properties;
     expect(withoutDescriptions(schemas.CreateAgentInput!.properties)).toStrictEqual(converted(createAgentInputSchema));
     expect(withoutDescriptions(schemas.RunAgentInput!.properties)).toStrictEqual(converted(runAgentInputSchema));
     const { config, ...update } = schemas.UpdateAgentInput!.properties;
     expect(withoutDescriptions(update)).toStrictEqual(converted(updateAgentInputSchema));
-    expect(withoutDescriptions((config as { properties: Record<string, object> }).properties)).toStrictEqual(converted(updateAgentInputSchema));
+    expect(withoutDescriptions((config as { properties: Record<string, object> }).properties)).toStrictEqual(
+      converted(updateAgentInputSchema),
+    );
 
     // The document and the zod schema agree on what they accept (the zod schema's refinements aside).
     const ajv = new Ajv2020({ strict: false });
     for (const [name, schema, bodies] of [
-      ['CreateAgentInput', createAgentInputSchema, [agentBody, { ...agentBody, tool: null, extra: 1 }, { name: 'x' }, { ...agentBody, tool: 5 }, { ...agentBody, name: 'x'.repeat(201) }, []]],
-      ['RunAgentInput', runAgentInputSchema, [{ input: 'hi' }, { input_data: 'hi', session_id: null }, {}, { input: 'hi', session_id: 'bad id' }, { input: 'hi', json_format: 3 }, { input: 'hi', stream: 'yes' }]],
+      [
+        'CreateAgentInput',
+        createAgentInputSchema,
+        [
+          agentBody,
+          { ...agentBody, tool: null, extra: 1 },
+          { name: 'x' },
+          { ...agentBody, tool: 5 },
+          { ...agentBody, name: 'x'.repeat(201) },
+          [],
+        ],
+      ],
+      [
+        'RunAgentInput',
+        runAgentInputSchema,
+        [
+          { input: 'hi' },
+          { input_data: 'hi', session_id: null },
+          {},
+          { input: 'hi', session_id: 'bad id' },
+          { input: 'hi', json_format: 3 },
+          { input: 'hi', stream: 'yes' },
+        ],
+      ],
     ] as const) {
       const check = ajv.compile(schemas[name]!);
-      for (const body of bodies) expect([name, body, check(body)]).toStrictEqual([name, body, (schema as z.ZodType).safeParse(body).success]);
+      for (const body of bodies)
+        expect([name, body, check(body)]).toStrictEqual([name, body, (schema as z.ZodType).safeParse(body).success]);
     }
   });
 
   test('names the given server URL, and each call returns a copy of its own', () => {
-    expect(openApiDocument({ serverUrl: 'https://agents.example/api/v1' }).servers).toStrictEqual([{ url: 'https://agents.example/api/v1', description: 'This server' }]);
+    expect(openApiDocument({ serverUrl: 'https://agents.example/api/v1' }).servers).toStrictEqual([
+      { url: 'https://agents.example/api/v1', description: 'This server' },
+    ]);
     const first = openApiDocument() as { info: { title: string } };
     first.info.title = 'changed';
     expect((openApiDocument() as { info: { title: string } }).info.title).toBe('agenthost');
@@ -132,12 +191,25 @@ describe('the document', () => {
 });
 
 describe('checkResponse', () => {
-  const agent = { agent_id: 'agt_1', name: 'A', config: { agent_id: 'agt_1', name: 'A', instruction: 'I', model: 'echo', tool: null, component: 'Chat' }, created_at: '2026-11-22T10:00:00.000Z', updated_at: '2026-11-22T10:00:00.000Z' };
+  const agent = {
+    agent_id: 'agt_1',
+    name: 'A',
+    config: { agent_id: 'agt_1', name: 'A', instruction: 'I', model: 'echo', tool: null, component: 'Chat' },
+    created_at: '2026-11-22T10:00:00.000Z',
+    updated_at: '2026-11-22T10:00:00.000Z',
+  };
   const headers = { 'x-request-id': 'r1', 'content-type': 'application/json; charset=utf-8' };
 
   test('accepts a documented answer given by template or by URL', () => {
     checkResponse(document, 'GET', '/agents/{agentId}', 200, { success: true, data: agent, status: 200 }, { headers });
-    checkResponse(document, 'get', 'http://127.0.0.1:3000/api/v1/agents/agt_1?pretty=true', 200, { success: true, data: agent, status: 200 }, { headers });
+    checkResponse(
+      document,
+      'get',
+      'http://127.0.0.1:3000/api/v1/agents/agt_1?pretty=true',
+      200,
+      { success: true, data: agent, status: 200 },
+      { headers },
+    );
     checkResponse(document, 'HEAD', '/api/v1/agents/agt_1', 200, undefined, { headers });
     expect(matchPath(document, '/api/v1/agents/agt_1/sessions/s-1')).toBe('/agents/{agentId}/sessions/{sessionId}');
     expect(matchPath(document, '/api/v1/openapi.json')).toBe('/openapi.json');
@@ -145,17 +217,105 @@ describe('checkResponse', () => {
   });
 
   test.each([
-    ['a status the operation does not list', 'GET', '/api/v1/agents', 418, { success: false, error: 'x', status: 418 }, headers, /lists only 200, 400/],
-    ['a field the schema does not have', 'GET', '/api/v1/agents/agt_1', 200, { success: true, data: { ...agent, secret: 1 }, status: 200 }, headers, /must NOT have additional properties/],
-    ['a timestamp without milliseconds', 'GET', '/api/v1/agents/agt_1', 200, { success: true, data: { ...agent, created_at: '2026-11-22T10:00:00Z' }, status: 200 }, headers, /created_at must match pattern/],
-    ['an error envelope where data belongs', 'GET', '/api/v1/agents', 200, { success: false, error: 'x', status: 200 }, headers, /body does not match/],
-    ['an unlisted content type', 'GET', '/api/v1/agents', 200, 'hi', { ...headers, 'content-type': 'text/plain' }, /text\/plain is not one the document lists/],
-    ['a missing x-request-id', 'GET', '/api/v1/agents', 200, { success: true, data: [], status: 200 }, { 'content-type': 'application/json' }, /required header x-request-id is missing/],
-    ['a 405 whose Allow differs', 'GET', '/api/v1/agents/a/run', 405, { success: false, error: 'x', status: 405 }, { ...headers, allow: 'GET, POST' }, /Allow is "GET, POST" but the document lists POST/],
-    ['a 404 for a listed path with another method', 'GET', '/api/v1/agents/a/run', 404, { success: false, error: 'x', status: 404 }, headers, /may only answer/],
-    ['a 405 for an unknown path', 'GET', '/api/v1/nowhere', 405, { success: false, error: 'x', status: 405 }, { ...headers, allow: 'GET' }, /an unknown path may only answer/],
-    ['an event the document does not list', 'POST', '/api/v1/agents/a/run', 200, 'event: progress\ndata: {}\n\n', { ...headers, 'content-type': 'text/event-stream' }, /"progress", which the document does not list/],
-    ['an event whose data is wrong', 'POST', '/api/v1/agents/a/run', 200, 'event: text-delta\ndata: {"text":"x"}\n\n', { ...headers, 'content-type': 'text/event-stream' }, /event 0 \("text-delta"\) does not match/],
+    [
+      'a status the operation does not list',
+      'GET',
+      '/api/v1/agents',
+      418,
+      { success: false, error: 'x', status: 418 },
+      headers,
+      /lists only 200, 400/,
+    ],
+    [
+      'a field the schema does not have',
+      'GET',
+      '/api/v1/agents/agt_1',
+      200,
+      { success: true, data: { ...agent, secret: 1 }, status: 200 },
+      headers,
+      /must NOT have additional properties/,
+    ],
+    [
+      'a timestamp without milliseconds',
+      'GET',
+      '/api/v1/agents/agt_1',
+      200,
+      { success: true, data: { ...agent, created_at: '2026-11-22T10:00:00Z' }, status: 200 },
+      headers,
+      /created_at must match pattern/,
+    ],
+    [
+      'an error envelope where data belongs',
+      'GET',
+      '/api/v1/agents',
+      200,
+      { success: false, error: 'x', status: 200 },
+      headers,
+      /body does not match/,
+    ],
+    [
+      'an unlisted content type',
+      'GET',
+      '/api/v1/agents',
+      200,
+      'hi',
+      { ...headers, 'content-type': 'text/plain' },
+      /text\/plain is not one the document lists/,
+    ],
+    [
+      'a missing x-request-id',
+      'GET',
+      '/api/v1/agents',
+      200,
+      { success: true, data: [], status: 200 },
+      { 'content-type': 'application/json' },
+      /required header x-request-id is missing/,
+    ],
+    [
+      'a 405 whose Allow differs',
+      'GET',
+      '/api/v1/agents/a/run',
+      405,
+      { success: false, error: 'x', status: 405 },
+      { ...headers, allow: 'GET, POST' },
+      /Allow is "GET, POST" but the document lists POST/,
+    ],
+    [
+      'a 404 for a listed path with another method',
+      'GET',
+      '/api/v1/agents/a/run',
+      404,
+      { success: false, error: 'x', status: 404 },
+      headers,
+      /may only answer/,
+    ],
+    [
+      'a 405 for an unknown path',
+      'GET',
+      '/api/v1/nowhere',
+      405,
+      { success: false, error: 'x', status: 405 },
+      { ...headers, allow: 'GET' },
+      /an unknown path may only answer/,
+    ],
+    [
+      'an event the document does not list',
+      'POST',
+      '/api/v1/agents/a/run',
+      200,
+      'event: progress\ndata: {}\n\n',
+      { ...headers, 'content-type': 'text/event-stream' },
+      /"progress", which the document does not list/,
+    ],
+    [
+      'an event whose data is wrong',
+      'POST',
+      '/api/v1/agents/a/run',
+      200,
+      'event: text-delta\ndata: {"text":"x"}\n\n',
+      { ...headers, 'content-type': 'text/event-stream' },
+      /event 0 \("text-delta"\) does not match/,
+    ],
   ])('refuses %s', (_, method, url, status, body, responseHeaders, message) => {
     expect(() => checkResponse(document, method, url, status, body, { headers: responseHeaders })).toThrow(message);
   });
@@ -168,7 +328,8 @@ const usage = (input: number, output: number) => ({
   inputTokens: { total: input, noCache: input, cacheRead: 0, cacheWrite: 0 },
   outputTokens: { total: output, text: output, reasoning: 0 },
 });
-type StreamPart = Awaited<ReturnType<MockLanguageModelV4['doStream']>>['stream'] extends ReadableStream<infer Part> ? Part : never;
+type StreamPart =
+  Awaited<ReturnType<MockLanguageModelV4['doStream']>>['stream'] extends ReadableStream<infer Part> ? Part : never;
 const stream = (...parts: StreamPart[]) => ({ stream: convertArrayToReadableStream(parts) });
 const text = (value: string): StreamPart[] => [
   { type: 'text-start', id: 't' },
@@ -196,16 +357,29 @@ function testModels() {
         doGenerate: async () => {
           throw new Error('socket hang up');
         },
-        doStream: async () => stream({ type: 'text-start', id: 't' }, { type: 'text-delta', id: 't', delta: 'partial' }, { type: 'error', error: new Error('upstream reset') }),
+        doStream: async () =>
+          stream(
+            { type: 'text-start', id: 't' },
+            { type: 'text-delta', id: 't', delta: 'partial' },
+            { type: 'error', error: new Error('upstream reset') },
+          ),
       }),
       hanging: new MockLanguageModelV4({
-        doGenerate: (options) => new Promise((_, reject) => options.abortSignal?.addEventListener('abort', () => reject(options.abortSignal?.reason))),
+        doGenerate: (options) =>
+          new Promise((_, reject) =>
+            options.abortSignal?.addEventListener('abort', () => reject(options.abortSignal?.reason)),
+          ),
       }),
       slow: new MockLanguageModelV4({
         doGenerate: async () => {
           gate.enter();
           await gate.opened;
-          return { content: [{ type: 'text', text: 'Finally.' }], finishReason: { unified: 'stop', raw: 'stop' }, usage: usage(5, 1), warnings: [] };
+          return {
+            content: [{ type: 'text', text: 'Finally.' }],
+            finishReason: { unified: 'stop', raw: 'stop' },
+            usage: usage(5, 1),
+            warnings: [],
+          };
         },
       }),
     }),
@@ -221,9 +395,20 @@ describe('every response matches the document', () => {
   beforeEach(() => {
     let enter!: () => void;
     let open!: () => void;
-    gate = { entered: new Promise<void>((resolve) => (enter = resolve)), enter: () => enter(), opened: new Promise<void>((resolve) => (open = resolve)), open: () => open() };
+    gate = {
+      entered: new Promise<void>((resolve) => (enter = resolve)),
+      enter: () => enter(),
+      opened: new Promise<void>((resolve) => (open = resolve)),
+      open: () => open(),
+    };
     const tools = staticTools({
-      calculator: { add: tool({ description: 'Adds', inputSchema: z.object({ a: z.number(), b: z.number() }), execute: async ({ a, b }) => a + b }) },
+      calculator: {
+        add: tool({
+          description: 'Adds',
+          inputSchema: z.object({ a: z.number(), b: z.number() }),
+          execute: async ({ a, b }) => a + b,
+        }),
+      },
       broken: {
         fail: tool({
           description: 'Fails',
@@ -234,7 +419,14 @@ describe('every response matches the document', () => {
         }),
       },
     });
-    service = new AgentService({ store: new MemoryStore(), models: testModels(), tools, maxRetries: 0, providerTimeoutMs: 2_000, runWaitMs: 50 });
+    service = new AgentService({
+      store: new MemoryStore(),
+      models: testModels(),
+      tools,
+      maxRetries: 0,
+      providerTimeoutMs: 2_000,
+      runWaitMs: 50,
+    });
     app = express();
     app.use(
       '/api/v1',
@@ -269,20 +461,31 @@ describe('every response matches the document', () => {
     };
   };
   const api = () => as(KEY);
-  const createAgent = async (body: object = agentBody) => (await conform(api().post('/agents', body))).body.data.agent_id as string;
+  const createAgent = async (body: object = agentBody) =>
+    (await conform(api().post('/agents', body))).body.data.agent_id as string;
 
   test('agents: create, list (whole and paged), get, change, delete', async () => {
     const id = await createAgent();
     await createAgent({ ...agentBody, name: 'Second', tool: 'calculator' });
     expect((await conform(api().get('/agents'))).body.data).toHaveLength(2);
     const page = await conform(api().get('/agents?limit=1&order=desc'));
-    expect([page.status, page.body.data.length, page.headers['x-next-cursor'], page.headers.link]).toStrictEqual([200, 1, expect.any(String), expect.stringContaining('rel="next"')]);
+    expect([page.status, page.body.data.length, page.headers['x-next-cursor'], page.headers.link]).toStrictEqual([
+      200,
+      1,
+      expect.any(String),
+      expect.stringContaining('rel="next"'),
+    ]);
     const next = /^<\/api\/v1(\/agents\?[^>]+)>; rel="next"$/.exec(page.headers.link!)![1]!;
     expect((await conform(api().get(next))).body.data.map((a: { name: string }) => a.name)).toStrictEqual(['Support']);
     expect((await conform(api().get(`/agents/${id}?pretty=true`))).text).toContain('\n  "data": {');
     expect((await conform(api().head(`/agents/${id}`))).status).toBe(200);
-    expect((await conform(api().patch(`/agents/${id}`, { name: 'Renamed', tool: 'none' }))).body.data.name).toBe('Renamed');
-    expect((await conform(api().put(`/agents/${id}`, { config: { instruction: 'Be brief.', component: 'Widget' } }))).body.data.config).toMatchObject({ instruction: 'Be brief.', component: 'Widget' });
+    expect((await conform(api().patch(`/agents/${id}`, { name: 'Renamed', tool: 'none' }))).body.data.name).toBe(
+      'Renamed',
+    );
+    expect(
+      (await conform(api().put(`/agents/${id}`, { config: { instruction: 'Be brief.', component: 'Widget' } }))).body
+        .data.config,
+    ).toMatchObject({ instruction: 'Be brief.', component: 'Widget' });
     expect((await conform(api().delete(`/agents/${id}`))).body.data).toStrictEqual({ agent_id: id, deleted: true });
     expect((await conform(api().delete(`/agents/${id}`))).status).toBe(404);
     expect((await conform(api().get(`/agents/${id}`))).status).toBe(404);
@@ -302,9 +505,16 @@ describe('every response matches the document', () => {
     expect([sessions.body.data.sessions.length, sessions.body.data.next_cursor]).toStrictEqual([1, expect.any(String)]);
     await conform(api().get(`/agents/${id}/sessions?cursor=${sessions.body.data.next_cursor}`));
     const session = await conform(api().get(`/agents/${id}/sessions/s-1?limit=2`));
-    expect([session.body.data.message_count, session.body.data.messages.length, session.body.data.next_cursor]).toStrictEqual([4, 2, expect.any(String)]);
+    expect([
+      session.body.data.message_count,
+      session.body.data.messages.length,
+      session.body.data.next_cursor,
+    ]).toStrictEqual([4, 2, expect.any(String)]);
     await conform(api().get(`/agents/${id}/sessions/s-1?cursor=${session.body.data.next_cursor}`));
-    expect((await conform(api().delete(`/agents/${id}/sessions/s-1`))).body.data).toStrictEqual({ session_id: 's-1', deleted: true });
+    expect((await conform(api().delete(`/agents/${id}/sessions/s-1`))).body.data).toStrictEqual({
+      session_id: 's-1',
+      deleted: true,
+    });
     expect((await conform(api().delete(`/agents/${id}/sessions/s-1`))).status).toBe(404);
     expect((await conform(api().get(`/agents/${id}/sessions/s-1`))).status).toBe(404);
     expect((await conform(api().get('/agents/agt_missing/sessions'))).status).toBe(404);
@@ -314,26 +524,43 @@ describe('every response matches the document', () => {
   test('streamed runs: every event, by body flag and by Accept header', async () => {
     const echo = await createAgent();
     const byFlag = await conform(api().post(`/agents/${echo}/run`, { input: 'one two', stream: true }));
-    expect(parseEventStream(byFlag.text).map((e) => e.event)).toStrictEqual(expect.arrayContaining(['text-delta', 'done']));
-    const byAccept = await conform(api().post(`/agents/${echo}/run`, { input: 'three' }).set('accept', 'text/event-stream'));
+    expect(parseEventStream(byFlag.text).map((e) => e.event)).toStrictEqual(
+      expect.arrayContaining(['text-delta', 'done']),
+    );
+    const byAccept = await conform(
+      api().post(`/agents/${echo}/run`, { input: 'three' }).set('accept', 'text/event-stream'),
+    );
     expect(byAccept.headers['content-type']).toBe('text/event-stream; charset=utf-8');
     const adder = await createAgent({ ...agentBody, model: 'tooling', tool: 'calculator' });
-    const added = parseEventStream((await conform(api().post(`/agents/${adder}/run`, { input: 'add', stream: true }))).text);
+    const added = parseEventStream(
+      (await conform(api().post(`/agents/${adder}/run`, { input: 'add', stream: true }))).text,
+    );
     expect(added.map((e) => e.event)).toStrictEqual(['tool-call', 'tool-result', 'text-delta', 'done']);
     const breaker = await createAgent({ ...agentBody, model: 'tooling', tool: 'broken' });
-    const broke = parseEventStream((await conform(api().post(`/agents/${breaker}/run`, { input: 'break', stream: true }))).text);
+    const broke = parseEventStream(
+      (await conform(api().post(`/agents/${breaker}/run`, { input: 'break', stream: true }))).text,
+    );
     expect(broke.map((e) => e.event)).toStrictEqual(['tool-call', 'tool-error', 'text-delta', 'done']);
     const failer = await createAgent({ ...agentBody, model: 'failing' });
-    const failed = parseEventStream((await conform(api().post(`/agents/${failer}/run`, { input: 'x', stream: true }))).text);
-    expect(failed.at(-1)).toStrictEqual({ event: 'error', data: { success: false, error: 'The model provider failed to answer', status: 502 } });
+    const failed = parseEventStream(
+      (await conform(api().post(`/agents/${failer}/run`, { input: 'x', stream: true }))).text,
+    );
+    expect(failed.at(-1)).toStrictEqual({
+      event: 'error',
+      data: { success: false, error: 'The model provider failed to answer', status: 502 },
+    });
   });
 
   test('client errors: 400, 401, 403, 404, 405, 413, 415', async () => {
     const id = await createAgent();
     const invalid = await conform(api().post('/agents', { name: ' ', model: 'echo' }));
     expect([invalid.status, Object.keys(invalid.body.details).sort()]).toStrictEqual([400, ['instruction', 'name']]);
-    expect((await conform(api().post('/agents', { ...agentBody, model: 'nope' }))).body.details.model.message).toContain('offered: agenthost: echo');
-    expect((await conform(api().post('/agents', '{"name": ').set('content-type', 'application/json'))).status).toBe(400);
+    expect(
+      (await conform(api().post('/agents', { ...agentBody, model: 'nope' }))).body.details.model.message,
+    ).toContain('offered: agenthost: echo');
+    expect((await conform(api().post('/agents', '{"name": ').set('content-type', 'application/json'))).status).toBe(
+      400,
+    );
     expect((await conform(api().post('/agents', [1, 2]))).body.details).toHaveProperty('request');
     expect((await conform(api().patch(`/agents/${id}`, {}))).status).toBe(400);
     expect((await conform(api().put(`/agents/${id}`, { tool: 'unknown' }))).status).toBe(400);
@@ -345,7 +572,12 @@ describe('every response matches the document', () => {
     expect((await conform(api().get(`/agents/${id}/sessions/s?limit=500`))).status).toBe(400);
     expect((await conform(api().delete(`/agents/${id}/sessions/not%20ok`))).status).toBe(404);
 
-    for (const req of [as(null).get('/agents'), as('wrong-key').post('/agents', agentBody), as(null).get(`/agents/${id}/sessions`), as(null).get('/nowhere')]) {
+    for (const req of [
+      as(null).get('/agents'),
+      as('wrong-key').post('/agents', agentBody),
+      as(null).get(`/agents/${id}/sessions`),
+      as(null).get('/nowhere'),
+    ]) {
       expect((await conform(req)).status).toBe(401);
     }
     for (const req of [
@@ -358,7 +590,12 @@ describe('every response matches the document', () => {
     ]) {
       expect((await conform(req)).status).toBe(403);
     }
-    for (const req of [as(READER).get('/agents'), as(READER).get(`/agents/${id}`), as(READER).get(`/agents/${id}/sessions`)]) expect((await conform(req)).status).toBe(200);
+    for (const req of [
+      as(READER).get('/agents'),
+      as(READER).get(`/agents/${id}`),
+      as(READER).get(`/agents/${id}/sessions`),
+    ])
+      expect((await conform(req)).status).toBe(200);
 
     expect((await conform(api().get('/nowhere'))).status).toBe(404);
     for (const req of [
@@ -372,7 +609,12 @@ describe('every response matches the document', () => {
     }
 
     const big = { ...agentBody, instruction: 'x'.repeat(5000) };
-    for (const req of [api().post('/agents', big), api().patch(`/agents/${id}`, big), api().put(`/agents/${id}`, big), api().post(`/agents/${id}/run`, { input: 'x'.repeat(5000) })]) {
+    for (const req of [
+      api().post('/agents', big),
+      api().patch(`/agents/${id}`, big),
+      api().put(`/agents/${id}`, big),
+      api().post(`/agents/${id}/run`, { input: 'x'.repeat(5000) }),
+    ]) {
       expect((await conform(req)).status).toBe(413);
     }
     for (const req of [
@@ -399,18 +641,37 @@ describe('every response matches the document', () => {
     const first = await conform(api().post('/agents', agentBody).set('idempotency-key', 'create-1'));
     const again = await conform(api().post('/agents', agentBody).set('idempotency-key', 'create-1'));
     expect([again.status, again.headers['idempotent-replayed'], again.body]).toStrictEqual([200, 'true', first.body]);
-    expect((await conform(api().post('/agents', { ...agentBody, name: 'Other' }).set('idempotency-key', 'create-1'))).status).toBe(422);
-    expect((await conform(api().post('/agents', agentBody).set('idempotency-key', 'bad key'))).body.details).toHaveProperty(['Idempotency-Key']);
+    expect(
+      (
+        await conform(
+          api()
+            .post('/agents', { ...agentBody, name: 'Other' })
+            .set('idempotency-key', 'create-1'),
+        )
+      ).status,
+    ).toBe(422);
+    expect(
+      (await conform(api().post('/agents', agentBody).set('idempotency-key', 'bad key'))).body.details,
+    ).toHaveProperty(['Idempotency-Key']);
     const id = first.body.data.agent_id as string;
-    expect((await conform(api().post(`/agents/${id}/run`, { input: 'hi', stream: true }).set('idempotency-key', 'run-0'))).status).toBe(400);
+    expect(
+      (await conform(api().post(`/agents/${id}/run`, { input: 'hi', stream: true }).set('idempotency-key', 'run-0')))
+        .status,
+    ).toBe(400);
     const ran = await conform(api().post(`/agents/${id}/run`, { input: 'hi' }).set('idempotency-key', 'run-1'));
-    expect((await conform(api().post(`/agents/${id}/run`, { input: 'hi' }).set('idempotency-key', 'run-1'))).body).toStrictEqual(ran.body);
-    expect((await conform(api().post(`/agents/${id}/run`, { input: 'other' }).set('idempotency-key', 'run-1'))).status).toBe(422);
+    expect(
+      (await conform(api().post(`/agents/${id}/run`, { input: 'hi' }).set('idempotency-key', 'run-1'))).body,
+    ).toStrictEqual(ran.body);
+    expect(
+      (await conform(api().post(`/agents/${id}/run`, { input: 'other' }).set('idempotency-key', 'run-1'))).status,
+    ).toBe(422);
 
     const slow = await createAgent({ ...agentBody, model: 'slow' });
     const holding = conform(api().post(`/agents/${slow}/run`, { input: 'first' }).set('idempotency-key', 'run-2'));
     await gate.entered;
-    expect((await conform(api().post(`/agents/${slow}/run`, { input: 'first' }).set('idempotency-key', 'run-2'))).status).toBe(409);
+    expect(
+      (await conform(api().post(`/agents/${slow}/run`, { input: 'first' }).set('idempotency-key', 'run-2'))).status,
+    ).toBe(409);
     gate.open();
     expect((await holding).status).toBe(200);
   });
@@ -428,9 +689,14 @@ describe('every response matches the document', () => {
     const user = as(KEY, limited);
     for (const status of [200, 200, 429]) expect((await conform(user.get('/agents'))).status).toBe(status);
     const refused = await conform(user.post('/agents', agentBody));
-    expect([refused.status, refused.headers['retry-after'], refused.headers.ratelimit]).toStrictEqual([429, expect.stringMatching(/^\d+$/), expect.stringContaining('remaining=0')]);
+    expect([refused.status, refused.headers['retry-after'], refused.headers.ratelimit]).toStrictEqual([
+      429,
+      expect.stringMatching(/^\d+$/),
+      expect.stringContaining('remaining=0'),
+    ]);
     expect((await conform(as('wrong-key', limited).get('/agents'))).status).toBe(401);
-    for (const req of [as('wrong-key', limited).get('/agents'), as(null, limited).get('/nowhere')]) expect((await conform(req)).status).toBe(429);
+    for (const req of [as('wrong-key', limited).get('/agents'), as(null, limited).get('/nowhere')])
+      expect((await conform(req)).status).toBe(429);
   });
 
   test('server errors: 500, 502, 503 with Retry-After, 504', async () => {
@@ -439,8 +705,14 @@ describe('every response matches the document', () => {
     expect((await conform(api().post(`/agents/${failing}/run`, { input: 'x' }))).status).toBe(502);
     expect((await conform(api().post(`/agents/${hanging}/run`, { input: 'x' }))).status).toBe(504);
     vi.spyOn(service, 'listAgents').mockRejectedValueOnce(new Error('a bug'));
-    expect((await conform(api().get('/agents'))).body).toStrictEqual({ success: false, error: 'Internal server error', status: 500 });
-    vi.spyOn(service, 'getAgent').mockRejectedValueOnce(new StorageUnavailableError({ message: 'Storage is unavailable; retry later', cause: new Error('down') }));
+    expect((await conform(api().get('/agents'))).body).toStrictEqual({
+      success: false,
+      error: 'Internal server error',
+      status: 500,
+    });
+    vi.spyOn(service, 'getAgent').mockRejectedValueOnce(
+      new StorageUnavailableError({ message: 'Storage is unavailable; retry later', cause: new Error('down') }),
+    );
     const down = await conform(api().get(`/agents/${failing}`));
     expect([down.status, down.headers['retry-after']]).toStrictEqual([503, '2']);
   });
@@ -451,6 +723,8 @@ describe('every response matches the document', () => {
     const ok = Object.keys(OPERATIONS).map((operation) => `${operation} 200`);
     const statuses = new Set([...seen].map((s) => Number(s.split(' ').at(-1))));
     expect(ok.filter((s) => !seen.has(s))).toStrictEqual([]);
-    expect([400, 401, 403, 404, 405, 409, 413, 415, 422, 429, 500, 502, 503, 504].filter((s) => !statuses.has(s))).toStrictEqual([]);
+    expect(
+      [400, 401, 403, 404, 405, 409, 413, 415, 422, 429, 500, 502, 503, 504].filter((s) => !statuses.has(s)),
+    ).toStrictEqual([]);
   });
 });

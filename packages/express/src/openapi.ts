@@ -1,8 +1,8 @@
 import {
+  createAgentInputSchema,
   MAX_INPUT_LENGTH,
   MAX_INSTRUCTION_LENGTH,
   MAX_NAME_LENGTH,
-  createAgentInputSchema,
   runAgentInputSchema,
   updateAgentInputSchema,
 } from '@agenthost/core';
@@ -20,24 +20,32 @@ const ref = (kind: 'responses' | 'parameters' | 'headers', name: string) => ({ $
 
 /** Named JSON Schemas from a zod registry, `$ref`s between them pointing into `components.schemas`. */
 function jsonSchemas(registry: z.core.$ZodRegistry<{ id: string }>, io: 'input' | 'output'): Record<string, Json> {
-  const { schemas } = z.toJSONSchema(registry, { target: 'draft-2020-12', io, unrepresentable: 'any', uri: (id) => `#/components/schemas/${id}` });
+  const { schemas } = z.toJSONSchema(registry, {
+    target: 'draft-2020-12',
+    io,
+    unrepresentable: 'any',
+    uri: (id) => `#/components/schemas/${id}`,
+  });
   // An OpenAPI 3.1 document's schemas are 2020-12 already; a fragment `$id` would not be a valid one.
-  return Object.fromEntries(Object.entries(schemas).map(([id, { $schema: _dialect, $id: _id, ...schema }]) => [id, schema as Json]));
+  return Object.fromEntries(
+    Object.entries(schemas).map(([id, { $schema: _dialect, $id: _id, ...schema }]) => [id, schema as Json]),
+  );
 }
 
 /** Adds descriptions to the properties of a generated object schema. */
 function describe(schema: Json, descriptions: Record<string, string>): Json {
   const properties = schema.properties as Record<string, Json>;
-  for (const [name, description] of Object.entries(descriptions)) if (properties[name]) properties[name] = { description, ...properties[name] };
+  for (const [name, description] of Object.entries(descriptions))
+    if (properties[name]) properties[name] = { description, ...properties[name] };
   return schema;
 }
 
 const FIELD_DESCRIPTIONS = {
   name: `Not blank, at most ${MAX_NAME_LENGTH} characters; stored trimmed`,
   instruction: `The system instruction sent with every run. Not blank, at most ${MAX_INSTRUCTION_LENGTH} characters; stored as sent`,
-  model: 'One of the server\'s model names (a 400 lists them in `details.model.message`)',
+  model: "One of the server's model names (a 400 lists them in `details.model.message`)",
   tool: 'One of the server\'s tool integrations; `null`, `"none"`, `"None"` and `""` mean no tool (a 400 lists the tools)',
-  component: 'A free label for the client\'s UI; `Chat` when not given',
+  component: "A free label for the client's UI; `Chat` when not given",
 };
 
 /** The request bodies, converted from the zod schemas that validate them. */
@@ -45,21 +53,27 @@ function requestSchemas(): Record<string, Json> {
   const registry = z.registry<{ id: string }>();
   registry.add(createAgentInputSchema, { id: 'CreateAgentInput' });
   // PUT clients send the fields inside `config`, as a record shows them; both forms are read.
-  registry.add(updateAgentInputSchema.extend({ config: updateAgentInputSchema.optional() }), { id: 'UpdateAgentInput' });
+  registry.add(updateAgentInputSchema.extend({ config: updateAgentInputSchema.optional() }), {
+    id: 'UpdateAgentInput',
+  });
   registry.add(runAgentInputSchema, { id: 'RunAgentInput' });
   const schemas = jsonSchemas(registry, 'input');
   const create = describe(schemas.CreateAgentInput!, FIELD_DESCRIPTIONS);
-  create.description = 'A new agent. Unknown fields, `agent_id`, `created_at` and `updated_at` included, are ignored. Strings may not contain NUL or unpaired UTF-16 surrogates.';
+  create.description =
+    'A new agent. Unknown fields, `agent_id`, `created_at` and `updated_at` included, are ignored. Strings may not contain NUL or unpaired UTF-16 surrogates.';
   const update = describe(schemas.UpdateAgentInput!, FIELD_DESCRIPTIONS);
-  update.description = 'Changes to an agent: any of the create fields, each validated as on create; fields not given keep their value. At least one is needed. The fields may also be sent inside `config`.';
+  update.description =
+    'Changes to an agent: any of the create fields, each validated as on create; fields not given keep their value. At least one is needed. The fields may also be sent inside `config`.';
   describe((update.properties as Record<string, Json>).config!, FIELD_DESCRIPTIONS);
-  (update.properties as Record<string, Json>).config!.description = 'The same fields, as a record\'s `config` shows them; top-level fields win';
+  (update.properties as Record<string, Json>).config!.description =
+    "The same fields, as a record's `config` shows them; top-level fields win";
   const run = describe(schemas.RunAgentInput!, {
     input: `The user's message. Not blank; at most ${MAX_INPUT_LENGTH} characters, and at most the server's \`maxInputChars\` (32 000 by default)`,
     input_data: 'Accepted instead of `input`, for older clients',
     session_id: 'Continue this conversation (or start one under this id); absent or `null` starts a new one',
     json_mode: '`true` makes `output` a JSON text that parses',
-    json_format: 'A JSON Schema, as an object or as its JSON text (at most 32 768 characters); `output` is then JSON that validates against it',
+    json_format:
+      'A JSON Schema, as an object or as its JSON text (at most 32 768 characters); `output` is then JSON that validates against it',
     stream: '`true` answers with server-sent events instead of JSON',
   });
   // The zod schema needs one of the two through a refinement, which JSON Schema cannot take from it.
@@ -122,12 +136,21 @@ function buildDocument(): Json {
       content: {
         'application/json': {
           schema: schemaRef('ErrorEnvelope'),
-          example: { success: false, error: 'Invalid request format', details: { name: { message: 'name is required', path: ['name'] } }, status: 400 },
+          example: {
+            success: false,
+            error: 'Invalid request format',
+            details: { name: { message: 'name is required', path: ['name'] } },
+            status: 400,
+          },
         },
       },
     },
     Unauthorized: errorResponse('`x-api-key` is missing or is not a valid key.', 401, 'Invalid API key provided'),
-    Forbidden: errorResponse('The API key lacks the scope this operation needs.', 403, 'This API key lacks the agents:write scope'),
+    Forbidden: errorResponse(
+      'The API key lacks the scope this operation needs.',
+      403,
+      'This API key lacks the agents:write scope',
+    ),
     NotFound: errorResponse(
       'The agent (or session) does not exist or belongs to another account (the same answer); also any path under the mount point that this document does not list.',
       404,
@@ -144,7 +167,11 @@ function buildDocument(): Json {
       409,
       'Another run of this session is still in progress; retry when it has finished',
     ),
-    PayloadTooLarge: errorResponse('The body is over the server\'s limit (1 MiB by default).', 413, 'Request body is larger than the limit of 1mb'),
+    PayloadTooLarge: errorResponse(
+      "The body is over the server's limit (1 MiB by default).",
+      413,
+      'Request body is larger than the limit of 1mb',
+    ),
     UnsupportedMediaType: errorResponse(
       'The body is not JSON (`application/json` or `application/*+json`), or not UTF-8.',
       415,
@@ -159,11 +186,19 @@ function buildDocument(): Json {
       'Too many requests with this API key, or too many failed authentications from this address (which may be refused before the key is checked); wait `Retry-After` seconds.',
       429,
       'Rate limit reached for this API key; retry later',
-      { 'Retry-After': ref('headers', 'RetryAfter'), RateLimit: ref('headers', 'RateLimit'), 'RateLimit-Policy': ref('headers', 'RateLimitPolicy') },
+      {
+        'Retry-After': ref('headers', 'RetryAfter'),
+        RateLimit: ref('headers', 'RateLimit'),
+        'RateLimit-Policy': ref('headers', 'RateLimitPolicy'),
+      },
     ),
-    InternalError: errorResponse('Anything unexpected; the detail is only in the server log, under the request id.', 500, 'Internal server error'),
+    InternalError: errorResponse(
+      'Anything unexpected; the detail is only in the server log, under the request id.',
+      500,
+      'Internal server error',
+    ),
     BadGateway: errorResponse(
-      'The model provider failed (5xx, a reset connection), answered nonsense, or refused this server\'s provider key; after the retries. Nothing was stored.',
+      "The model provider failed (5xx, a reset connection), answered nonsense, or refused this server's provider key; after the retries. Nothing was stored.",
       502,
       'The model provider failed to answer',
     ),
@@ -173,30 +208,61 @@ function buildDocument(): Json {
       'Storage is unavailable; retry later',
       { 'Retry-After': ref('headers', 'RetryAfter') },
     ),
-    GatewayTimeout: errorResponse('The model provider did not answer in time (60 s by default, retries included). Nothing was stored.', 504, 'The model provider did not answer in time'),
+    GatewayTimeout: errorResponse(
+      'The model provider did not answer in time (60 s by default, retries included). Nothing was stored.',
+      504,
+      'The model provider did not answer in time',
+    ),
   };
 
   const headers = {
     XRequestId: {
-      description: 'The request id: the client\'s own `x-request-id` when it sent a safe one, else a new UUID. Server logs carry the same id.',
+      description:
+        "The request id: the client's own `x-request-id` when it sent a safe one, else a new UUID. Server logs carry the same id.",
       required: true,
       schema: { type: 'string', pattern: '^[A-Za-z0-9._:-]{1,128}$' },
     },
-    Allow: { description: 'The methods this path takes.', required: true, schema: { type: 'string' }, example: 'GET, HEAD, POST' },
-    RetryAfter: { description: 'Seconds to wait before retrying.', required: true, schema: { type: 'integer', minimum: 0 } },
+    Allow: {
+      description: 'The methods this path takes.',
+      required: true,
+      schema: { type: 'string' },
+      example: 'GET, HEAD, POST',
+    },
+    RetryAfter: {
+      description: 'Seconds to wait before retrying.',
+      required: true,
+      schema: { type: 'integer', minimum: 0 },
+    },
     RateLimit: {
-      description: 'The limit, the requests left and the seconds until the window resets (IETF RateLimit header fields, draft 7); on every answer when rate limits are on.',
+      description:
+        'The limit, the requests left and the seconds until the window resets (IETF RateLimit header fields, draft 7); on every answer when rate limits are on.',
       schema: { type: 'string' },
       example: 'limit=100, remaining=0, reset=42',
     },
-    RateLimitPolicy: { description: 'The limit and its window in seconds (IETF RateLimit header fields, draft 7).', schema: { type: 'string' }, example: '100;w=60' },
-    IdempotentReplayed: { description: '`true` when this is the kept answer of an earlier request with the same `Idempotency-Key`.', schema: { type: 'string', enum: ['true'] } },
+    RateLimitPolicy: {
+      description: 'The limit and its window in seconds (IETF RateLimit header fields, draft 7).',
+      schema: { type: 'string' },
+      example: '100;w=60',
+    },
+    IdempotentReplayed: {
+      description: '`true` when this is the kept answer of an earlier request with the same `Idempotency-Key`.',
+      schema: { type: 'string', enum: ['true'] },
+    },
     XNextCursor: { description: 'The cursor of the next page; absent on the last page.', schema: { type: 'string' } },
-    Link: { description: 'The next page\'s URL, as `<...>; rel="next"`; absent on the last page.', schema: { type: 'string' } },
+    Link: {
+      description: 'The next page\'s URL, as `<...>; rel="next"`; absent on the last page.',
+      schema: { type: 'string' },
+    },
   };
 
   const parameters = {
-    AgentId: { name: 'agentId', in: 'path', required: true, description: 'The agent id, as `POST /agents` returned it', schema: { type: 'string' } },
+    AgentId: {
+      name: 'agentId',
+      in: 'path',
+      required: true,
+      description: 'The agent id, as `POST /agents` returned it',
+      schema: { type: 'string' },
+    },
     SessionId: {
       name: 'sessionId',
       in: 'path',
@@ -211,8 +277,20 @@ function buildDocument(): Json {
       description: `Page size, 1 to 100 (default ${defaultValue})`,
       schema: { type: 'integer', minimum: 1, maximum: 100, default: defaultValue },
     }),
-    Cursor: { name: 'cursor', in: 'query', required: false, description: 'The `next_cursor` of the previous page; a cursor this server did not give out is a 400', schema: { type: 'string' } },
-    Pretty: { name: 'pretty', in: 'query', required: false, description: '`true` indents the JSON by two spaces', schema: { type: 'boolean', default: false } },
+    Cursor: {
+      name: 'cursor',
+      in: 'query',
+      required: false,
+      description: 'The `next_cursor` of the previous page; a cursor this server did not give out is a 400',
+      schema: { type: 'string' },
+    },
+    Pretty: {
+      name: 'pretty',
+      in: 'query',
+      required: false,
+      description: '`true` indents the JSON by two spaces',
+      schema: { type: 'boolean', default: false },
+    },
     RequestId: {
       name: 'x-request-id',
       in: 'header',
@@ -252,7 +330,10 @@ function buildDocument(): Json {
     const all = [...new Set([...statuses, 400, 401, 403, 413, 415, 429, 500, 503])].sort((a, b) => a - b);
     return Object.fromEntries(all.map((status) => [String(status), ref('responses', byStatus[status]!)]));
   };
-  const jsonBody = (schema: string) => ({ required: true, content: { 'application/json': { schema: schemaRef(schema) } } });
+  const jsonBody = (schema: string) => ({
+    required: true,
+    content: { 'application/json': { schema: schemaRef(schema) } },
+  });
 
   const streamDescription = `With \`"stream": true\` in the body, or \`Accept: text/event-stream\`, the run answers 200 with server-sent events. Each event's \`data\` is one JSON object:
 
@@ -278,7 +359,9 @@ Exactly one \`done\` or \`error\` ends every stream. A comment line (\`: keep-al
         parameters: [ref('parameters', 'IdempotencyKey')],
         requestBody: jsonBody('CreateAgentInput'),
         responses: {
-          '200': ok('The new agent\'s id and creation time.', 'AgentCreatedResponse', { 'Idempotent-Replayed': ref('headers', 'IdempotentReplayed') }),
+          '200': ok("The new agent's id and creation time.", 'AgentCreatedResponse', {
+            'Idempotent-Replayed': ref('headers', 'IdempotentReplayed'),
+          }),
           ...errors(409, 413, 415, 422),
         },
       },
@@ -291,11 +374,26 @@ Exactly one \`done\` or \`error\` ends every stream. A comment line (\`: keep-al
         security: scope('agents:read'),
         parameters: [
           { ...parameters.Limit(20), description: 'Page size, 1 to 100 (default 20 when paging)' },
-          { name: 'after', in: 'query', required: false, description: 'The `X-Next-Cursor` of the previous page', schema: { type: 'string' } },
-          { name: 'order', in: 'query', required: false, description: '`asc`: oldest first (default); `desc`: newest first', schema: { type: 'string', enum: ['asc', 'desc'], default: 'asc' } },
+          {
+            name: 'after',
+            in: 'query',
+            required: false,
+            description: 'The `X-Next-Cursor` of the previous page',
+            schema: { type: 'string' },
+          },
+          {
+            name: 'order',
+            in: 'query',
+            required: false,
+            description: '`asc`: oldest first (default); `desc`: newest first',
+            schema: { type: 'string', enum: ['asc', 'desc'], default: 'asc' },
+          },
         ],
         responses: {
-          '200': ok('The agents.', 'AgentListResponse', { 'X-Next-Cursor': ref('headers', 'XNextCursor'), Link: ref('headers', 'Link') }),
+          '200': ok('The agents.', 'AgentListResponse', {
+            'X-Next-Cursor': ref('headers', 'XNextCursor'),
+            Link: ref('headers', 'Link'),
+          }),
           ...errors(),
         },
       },
@@ -313,7 +411,8 @@ Exactly one \`done\` or \`error\` ends every stream. A comment line (\`: keep-al
         operationId: 'updateAgent',
         tags: ['Agents'],
         summary: 'Change an agent',
-        description: 'Changes the fields given; the others keep their value. Concurrent changes of one agent take turns, so none is lost. `updated_at` moves, `created_at` stays.',
+        description:
+          'Changes the fields given; the others keep their value. Concurrent changes of one agent take turns, so none is lost. `updated_at` moves, `created_at` stays.',
         security: scope('agents:write'),
         requestBody: jsonBody('UpdateAgentInput'),
         responses: { '200': ok('The changed agent.', 'AgentResponse'), ...errors(404, 409, 413, 415) },
@@ -322,7 +421,8 @@ Exactly one \`done\` or \`error\` ends every stream. A comment line (\`: keep-al
         operationId: 'putAgent',
         tags: ['Agents'],
         summary: 'Change an agent (PUT)',
-        description: 'The same as PATCH: fields not given keep their value. Clients that send a whole record may send the fields inside `config`.',
+        description:
+          'The same as PATCH: fields not given keep their value. Clients that send a whole record may send the fields inside `config`.',
         security: scope('agents:write'),
         requestBody: jsonBody('UpdateAgentInput'),
         responses: { '200': ok('The changed agent.', 'AgentResponse'), ...errors(404, 409, 413, 415) },
@@ -346,21 +446,39 @@ Exactly one \`done\` or \`error\` ends every stream. A comment line (\`: keep-al
         security: scope('agents:run'),
         parameters: [
           ref('parameters', 'IdempotencyKey'),
-          { name: 'Accept', in: 'header', required: false, description: '`text/event-stream` streams the run, like `"stream": true`', schema: { type: 'string' } },
+          {
+            name: 'Accept',
+            in: 'header',
+            required: false,
+            description: '`text/event-stream` streams the run, like `"stream": true`',
+            schema: { type: 'string' },
+          },
         ],
         requestBody: jsonBody('RunAgentInput'),
         responses: {
           '200': {
-            description: 'The run\'s output, session and metadata; or, when streamed, server-sent events ending in `done` or `error`.',
-            headers: { 'x-request-id': ref('headers', 'XRequestId'), 'Idempotent-Replayed': ref('headers', 'IdempotentReplayed') },
+            description:
+              "The run's output, session and metadata; or, when streamed, server-sent events ending in `done` or `error`.",
+            headers: {
+              'x-request-id': ref('headers', 'XRequestId'),
+              'Idempotent-Replayed': ref('headers', 'IdempotentReplayed'),
+            },
             content: {
               'application/json': { schema: schemaRef('RunResponse') },
               'text/event-stream': {
-                schema: { type: 'string', description: 'Server-sent events: `event: <name>` and `data: <one JSON object>` lines, a blank line after each' },
-                example: 'event: text-delta\ndata: {"delta":"Hel"}\n\nevent: done\ndata: {"output":"Hello","session_id":"ses_1","metadata":{"model":"echo","tool_used":null,"tokens":{"prompt":3,"completion":1,"total":4},"omitted_messages":0}}\n\n',
+                schema: {
+                  type: 'string',
+                  description:
+                    'Server-sent events: `event: <name>` and `data: <one JSON object>` lines, a blank line after each',
+                },
+                example:
+                  'event: text-delta\ndata: {"delta":"Hel"}\n\nevent: done\ndata: {"output":"Hello","session_id":"ses_1","metadata":{"model":"echo","tool_used":null,"tokens":{"prompt":3,"completion":1,"total":4},"omitted_messages":0}}\n\n',
                 // The data schema of each event, by event name.
                 'x-agenthost-events': Object.fromEntries(
-                  Object.entries(streamEventSchemas).map(([event, schema]) => [event, schemaRef(responseComponents.get(schema)!.id)]),
+                  Object.entries(streamEventSchemas).map(([event, schema]) => [
+                    event,
+                    schemaRef(responseComponents.get(schema)!.id),
+                  ]),
                 ),
               },
             },
@@ -376,7 +494,7 @@ Exactly one \`done\` or \`error\` ends every stream. A comment line (\`: keep-al
         tags: ['Discovery'],
         summary: 'List the models agents may use',
         description:
-          'Every model this server offers, by the name an agent\'s `model` takes (`provider/model`; a bare model id also works when one provider offers it), with its provider, and its context window and list price where the model catalog knows them.',
+          "Every model this server offers, by the name an agent's `model` takes (`provider/model`; a bare model id also works when one provider offers it), with its provider, and its context window and list price where the model catalog knows them.",
         security: scope('agents:read'),
         responses: { '200': ok('The offered models.', 'ModelListResponse'), ...errors() },
       },
@@ -387,7 +505,8 @@ Exactly one \`done\` or \`error\` ends every stream. A comment line (\`: keep-al
         operationId: 'listTools',
         tags: ['Discovery'],
         summary: 'List the tool integrations agents may use',
-        description: 'Every tool integration this server offers, by the name an agent\'s `tool` takes, with what it does.',
+        description:
+          "Every tool integration this server offers, by the name an agent's `tool` takes, with what it does.",
         security: scope('agents:read'),
         responses: { '200': ok('The offered tool integrations.', 'ToolListResponse'), ...errors() },
       },
@@ -397,8 +516,8 @@ Exactly one \`done\` or \`error\` ends every stream. A comment line (\`: keep-al
       get: {
         operationId: 'listSessions',
         tags: ['Sessions'],
-        summary: 'List an agent\'s sessions',
-        description: 'The caller\'s sessions of the agent, newest (first stored) first, one page at a time.',
+        summary: "List an agent's sessions",
+        description: "The caller's sessions of the agent, newest (first stored) first, one page at a time.",
         security: scope('agents:read'),
         parameters: [parameters.Limit(20), ref('parameters', 'Cursor')],
         responses: { '200': ok('One page of sessions.', 'SessionListResponse'), ...errors(404) },
@@ -419,7 +538,8 @@ Exactly one \`done\` or \`error\` ends every stream. A comment line (\`: keep-al
         operationId: 'deleteSession',
         tags: ['Sessions'],
         summary: 'Delete a session',
-        description: 'Deletes the session and its messages, waiting (like a run) for a run of it in progress; a second delete is 404. Running with that `session_id` again starts a new conversation.',
+        description:
+          'Deletes the session and its messages, waiting (like a run) for a run of it in progress; a second delete is 404. Running with that `session_id` again starts a new conversation.',
         security: scope('agents:write'),
         responses: { '200': ok('The session was deleted.', 'SessionDeletedResponse'), ...errors(404, 409) },
       },
@@ -440,7 +560,11 @@ Exactly one \`done\` or \`error\` ends every stream. A comment line (\`: keep-al
               'application/json': {
                 schema: {
                   type: 'object',
-                  properties: { openapi: { type: 'string', pattern: '^3\\.1\\.\\d+$' }, info: { type: 'object' }, paths: { type: 'object' } },
+                  properties: {
+                    openapi: { type: 'string', pattern: '^3\\.1\\.\\d+$' },
+                    info: { type: 'object' },
+                    paths: { type: 'object' },
+                  },
                   required: ['openapi', 'info', 'paths'],
                 },
               },
@@ -454,11 +578,16 @@ Exactly one \`done\` or \`error\` ends every stream. A comment line (\`: keep-al
   return {
     openapi: '3.1.0',
     jsonSchemaDialect: 'https://json-schema.org/draft/2020-12/schema',
-    info: { title: 'agenthost', version: packageJson.version, description: INFO_DESCRIPTION, license: { name: 'MIT', identifier: 'MIT' } },
+    info: {
+      title: 'agenthost',
+      version: packageJson.version,
+      description: INFO_DESCRIPTION,
+      license: { name: 'MIT', identifier: 'MIT' },
+    },
     tags: [
       { name: 'Agents', description: 'Create, list, get, change and delete agents' },
       { name: 'Runs', description: 'Run an agent, as one JSON answer or as server-sent events' },
-      { name: 'Sessions', description: 'An agent\'s conversations and their messages' },
+      { name: 'Sessions', description: "An agent's conversations and their messages" },
       { name: 'Discovery', description: 'The models and tool integrations agents may use' },
       { name: 'Meta', description: 'About the API itself' },
     ],
@@ -467,14 +596,22 @@ Exactly one \`done\` or \`error\` ends every stream. A comment line (\`: keep-al
     components: {
       schemas: { ...requestSchemas(), ...jsonSchemas(responseComponents, 'output') },
       responses,
-      parameters: { AgentId: parameters.AgentId, SessionId: parameters.SessionId, Cursor: parameters.Cursor, Pretty: parameters.Pretty, RequestId: parameters.RequestId, IdempotencyKey: parameters.IdempotencyKey },
+      parameters: {
+        AgentId: parameters.AgentId,
+        SessionId: parameters.SessionId,
+        Cursor: parameters.Cursor,
+        Pretty: parameters.Pretty,
+        RequestId: parameters.RequestId,
+        IdempotencyKey: parameters.IdempotencyKey,
+      },
       headers,
       securitySchemes: {
         ApiKey: {
           type: 'apiKey',
           in: 'header',
           name: 'x-api-key',
-          description: 'An API key of the account. Keys may be limited to the scopes `agents:read`, `agents:write` and `agents:run`; each operation names the scope it needs.',
+          description:
+            'An API key of the account. Keys may be limited to the scopes `agents:read`, `agents:write` and `agents:run`; each operation names the scope it needs.',
         },
       },
     },
@@ -494,6 +631,11 @@ export function openApiDocument(options: { serverUrl?: string } = {}): Record<st
   cached ??= buildDocument();
   const { openapi, jsonSchemaDialect, info, ...rest } = structuredClone(cached);
   const url = options.serverUrl ?? DEFAULT_SERVER_URL;
-  const servers = [{ url, description: url === DEFAULT_SERVER_URL ? 'The canonical mount point (also served under `/api`)' : 'This server' }];
+  const servers = [
+    {
+      url,
+      description: url === DEFAULT_SERVER_URL ? 'The canonical mount point (also served under `/api`)' : 'This server',
+    },
+  ];
   return { openapi, jsonSchemaDialect, info, servers, ...rest };
 }

@@ -1,19 +1,19 @@
-import type { AddressInfo } from 'node:net';
 import type { Server } from 'node:http';
-import { createAnthropic } from '@ai-sdk/anthropic';
-import { createGoogleGenerativeAI } from '@ai-sdk/google';
-import { createOpenAICompatible } from '@ai-sdk/openai-compatible';
+import type { AddressInfo } from 'node:net';
 import { AgentService, staticModels, staticTools } from '@agenthost/core';
 import {
+  type FakeProviderRequest,
+  type FakeProviderServer,
+  type FakeReply,
   sequentialIds,
   startFakeAnthropicServer,
   startFakeGeminiServer,
   startFakeOpenAIServer,
-  type FakeProviderRequest,
-  type FakeProviderServer,
-  type FakeReply,
 } from '@agenthost/core/test';
 import { MemoryStore } from '@agenthost/storage';
+import { createAnthropic } from '@ai-sdk/anthropic';
+import { createGoogleGenerativeAI } from '@ai-sdk/google';
+import { createOpenAICompatible } from '@ai-sdk/openai-compatible';
 import { tool } from 'ai';
 import express from 'express';
 import { afterEach, beforeEach, describe, expect, test } from 'vitest';
@@ -41,7 +41,14 @@ interface ProviderCase {
   /** The id the provider gives the fake's first tool call. */
   toolCallId: string;
   /** A failure of the provider's own kind, and how the API answers it. */
-  failure: { what: string; reply: FakeReply; status: number; error: string; retryAfter: string | null; logged: Record<string, unknown> };
+  failure: {
+    what: string;
+    reply: FakeReply;
+    status: number;
+    error: string;
+    retryAfter: string | null;
+    logged: Record<string, unknown>;
+  };
 }
 
 const RATE_LIMITED = 'The model provider is rate limiting this server; retry later';
@@ -52,7 +59,13 @@ const PROVIDERS: ProviderCase[] = [
     name: 'Anthropic Messages (@ai-sdk/anthropic)',
     model: 'claude-sonnet-4-5',
     fake: 'anthropic',
-    sent: { path: '/v1/messages', streamPath: '/v1/messages', model: 'claude-sonnet-4-5', keyHeader: 'x-api-key', key: ANTHROPIC_KEY },
+    sent: {
+      path: '/v1/messages',
+      streamPath: '/v1/messages',
+      model: 'claude-sonnet-4-5',
+      keyHeader: 'x-api-key',
+      key: ANTHROPIC_KEY,
+    },
     toolCallId: 'toolu_1',
     failure: {
       what: '529 overloaded',
@@ -78,7 +91,10 @@ const PROVIDERS: ProviderCase[] = [
     failure: {
       what: '429 resource exhausted',
       // Gemini sends no Retry-After header: the API advises its default.
-      reply: { status: 429, body: { error: { code: 429, message: 'Resource exhausted', status: 'RESOURCE_EXHAUSTED' } } },
+      reply: {
+        status: 429,
+        body: { error: { code: 429, message: 'Resource exhausted', status: 'RESOURCE_EXHAUSTED' } },
+      },
       status: 503,
       error: RATE_LIMITED,
       retryAfter: '5',
@@ -90,11 +106,21 @@ const PROVIDERS: ProviderCase[] = [
     model: 'compat-model',
     fake: 'compat',
     // No key configured, so none is sent.
-    sent: { path: '/v1/chat/completions', streamPath: '/v1/chat/completions', model: 'llama3.2', keyHeader: 'authorization', key: undefined },
+    sent: {
+      path: '/v1/chat/completions',
+      streamPath: '/v1/chat/completions',
+      model: 'llama3.2',
+      keyHeader: 'authorization',
+      key: undefined,
+    },
     toolCallId: 'call_1',
     failure: {
       what: '429 with Retry-After',
-      reply: { status: 429, body: { error: { message: 'Rate limit reached', type: 'requests' } }, headers: { 'retry-after': '12' } },
+      reply: {
+        status: 429,
+        body: { error: { message: 'Rate limit reached', type: 'requests' } },
+        headers: { 'retry-after': '12' },
+      },
       status: 503,
       error: RATE_LIMITED,
       retryAfter: '12',
@@ -110,18 +136,42 @@ let base: string;
 let logged: { message: string; fields: Record<string, unknown> }[];
 
 beforeEach(async () => {
-  fakes = { anthropic: await startFakeAnthropicServer(), gemini: await startFakeGeminiServer(), compat: await startFakeOpenAIServer() };
+  fakes = {
+    anthropic: await startFakeAnthropicServer(),
+    gemini: await startFakeGeminiServer(),
+    compat: await startFakeOpenAIServer(),
+  };
   store = new MemoryStore();
   logged = [];
   const models = staticModels({
-    'claude-sonnet-4-5': createAnthropic({ apiKey: ANTHROPIC_KEY, baseURL: fakes.anthropic.baseURL })('claude-sonnet-4-5'),
-    'gemini-2.5-flash': createGoogleGenerativeAI({ apiKey: GEMINI_KEY, baseURL: fakes.gemini.baseURL })('gemini-2.5-flash'),
-    'compat-model': createOpenAICompatible({ name: 'ollama', baseURL: fakes.compat.baseURL, includeUsage: true })('llama3.2'),
+    'claude-sonnet-4-5': createAnthropic({ apiKey: ANTHROPIC_KEY, baseURL: fakes.anthropic.baseURL })(
+      'claude-sonnet-4-5',
+    ),
+    'gemini-2.5-flash': createGoogleGenerativeAI({ apiKey: GEMINI_KEY, baseURL: fakes.gemini.baseURL })(
+      'gemini-2.5-flash',
+    ),
+    'compat-model': createOpenAICompatible({ name: 'ollama', baseURL: fakes.compat.baseURL, includeUsage: true })(
+      'llama3.2',
+    ),
   });
-  const tools = staticTools({ calculator: { add: tool({ description: 'Adds', inputSchema: z.object({ a: z.number(), b: z.number() }), execute: async ({ a, b }) => a + b }) } });
+  const tools = staticTools({
+    calculator: {
+      add: tool({
+        description: 'Adds',
+        inputSchema: z.object({ a: z.number(), b: z.number() }),
+        execute: async ({ a, b }) => a + b,
+      }),
+    },
+  });
   const service = new AgentService({ store, models, tools, generateId: sequentialIds(), maxRetries: 0 });
   const app = express();
-  app.use('/api/v1', createAgentRouter(service, { resolveKey: staticKeys([{ account: 'acme', key: KEY }]), logger: { error: (fields, message) => logged.push({ fields, message }) } }));
+  app.use(
+    '/api/v1',
+    createAgentRouter(service, {
+      resolveKey: staticKeys([{ account: 'acme', key: KEY }]),
+      logger: { error: (fields, message) => logged.push({ fields, message }) },
+    }),
+  );
   server = app.listen(0, '127.0.0.1');
   await new Promise((resolve) => server.once('listening', resolve));
   base = `http://127.0.0.1:${(server.address() as AddressInfo).port}/api/v1`;
@@ -133,7 +183,12 @@ afterEach(async () => {
   await Promise.all(Object.values(fakes).map((fake) => fake.close()));
 });
 
-const post = (path: string, body: unknown) => fetch(base + path, { method: 'POST', headers: { 'x-api-key': KEY, 'content-type': 'application/json' }, body: JSON.stringify(body) });
+const post = (path: string, body: unknown) =>
+  fetch(base + path, {
+    method: 'POST',
+    headers: { 'x-api-key': KEY, 'content-type': 'application/json' },
+    body: JSON.stringify(body),
+  });
 
 async function call(path: string, body: unknown) {
   const res = await post(path, body);
@@ -147,31 +202,63 @@ async function events(res: Response): Promise<{ event: string; data: unknown }[]
     .filter((block) => block.startsWith('event:'))
     .map((block) => {
       const [eventLine, dataLine] = block.split('\n');
-      return { event: eventLine!.slice('event: '.length), data: JSON.parse(dataLine!.slice('data: '.length)) as unknown };
+      return {
+        event: eventLine!.slice('event: '.length),
+        data: JSON.parse(dataLine!.slice('data: '.length)) as unknown,
+      };
     });
 }
 
 const createAgent = async (model: string, extra: Record<string, unknown> = {}) =>
-  ((await (await post('/agents', { name: 'A', instruction: INSTRUCTION, model, ...extra })).json()) as { data: { agent_id: string } }).data.agent_id;
+  (
+    (await (await post('/agents', { name: 'A', instruction: INSTRUCTION, model, ...extra })).json()) as {
+      data: { agent_id: string };
+    }
+  ).data.agent_id;
 
-const stored = async (agentId: string, sessionId: string) => (await store.readMessages({ accountId: 'acme', agentId, sessionId })).map((m) => [m.role, m.content]);
+const stored = async (agentId: string, sessionId: string) =>
+  (await store.readMessages({ accountId: 'acme', agentId, sessionId })).map((m) => [m.role, m.content]);
 
-const result = (model: string, output: string, session: string, tokens: [number, number], toolUsed: string | null = null) => ({
+const result = (
+  model: string,
+  output: string,
+  session: string,
+  tokens: [number, number],
+  toolUsed: string | null = null,
+) => ({
   output,
   session_id: session,
-  metadata: { model, tool_used: toolUsed, tokens: { prompt: tokens[0], completion: tokens[1], total: tokens[0] + tokens[1] }, omitted_messages: 0 },
+  metadata: {
+    model,
+    tool_used: toolUsed,
+    tokens: { prompt: tokens[0], completion: tokens[1], total: tokens[0] + tokens[1] },
+    omitted_messages: 0,
+  },
 });
 
 /** The tool round trip: the model asks for `add(2, 3)`, then answers with what the tool returned. */
 const addThenAnswer = (request: FakeProviderRequest): FakeReply => {
   const last = request.messages.at(-1)!;
-  return last.role === 'tool' ? { text: `The sum is ${last.content}.`, chunks: ['The sum ', `is ${last.content}.`], usage: { input: 30, output: 5 } } : { toolCalls: [{ name: 'add', arguments: { a: 2, b: 3 } }], usage: { input: 20, output: 8 } };
+  return last.role === 'tool'
+    ? {
+        text: `The sum is ${last.content}.`,
+        chunks: ['The sum ', `is ${last.content}.`],
+        usage: { input: 30, output: 5 },
+      }
+    : { toolCalls: [{ name: 'add', arguments: { a: 2, b: 3 } }], usage: { input: 20, output: 8 } };
 };
 
 describe.each(PROVIDERS)('$name through HTTP', (provider) => {
   const fake = () => fakes[provider.fake];
   /** What the provider sent in one request, as the fake read it. */
-  const sent = (r: FakeProviderRequest) => ({ path: r.path, model: r.model, stream: r.stream, key: r.headers[provider.sent.keyHeader], tools: r.tools, messages: r.messages });
+  const sent = (r: FakeProviderRequest) => ({
+    path: r.path,
+    model: r.model,
+    stream: r.stream,
+    key: r.headers[provider.sent.keyHeader],
+    tools: r.tools,
+    messages: r.messages,
+  });
   const expected = (stream: boolean, messages: { role: string; content: string }[], tools: string[] = []) => ({
     path: stream ? provider.sent.streamPath : provider.sent.path,
     model: provider.sent.model,
@@ -187,8 +274,24 @@ describe.each(PROVIDERS)('$name through HTTP', (provider) => {
     const second = await call(`/agents/${id}/run`, { input: 'And how do I run it?', session_id: 'session_1' });
 
     // The fake counts words plus one per message: (1+2) + (1+3) = 7 in, 5 out; then 7 + (1+5) + (1+6) = 20 in, 8 out.
-    expect(first).toStrictEqual({ status: 200, retryAfter: null, body: { success: true, data: result(provider.model, 'Reply to: What is agenthost?', 'session_1', [7, 5]), status: 200 } });
-    expect(second).toStrictEqual({ status: 200, retryAfter: null, body: { success: true, data: result(provider.model, 'Reply to: And how do I run it?', 'session_1', [20, 8]), status: 200 } });
+    expect(first).toStrictEqual({
+      status: 200,
+      retryAfter: null,
+      body: {
+        success: true,
+        data: result(provider.model, 'Reply to: What is agenthost?', 'session_1', [7, 5]),
+        status: 200,
+      },
+    });
+    expect(second).toStrictEqual({
+      status: 200,
+      retryAfter: null,
+      body: {
+        success: true,
+        data: result(provider.model, 'Reply to: And how do I run it?', 'session_1', [20, 8]),
+        status: 200,
+      },
+    });
     expect(fake().requests.map(sent)).toStrictEqual([
       expected(false, [{ role: 'user', content: 'What is agenthost?' }]),
       expected(false, [
@@ -229,11 +332,19 @@ describe.each(PROVIDERS)('$name through HTTP', (provider) => {
     const id = await createAgent(provider.model, { tool: 'calculator' });
     const res = await call(`/agents/${id}/run`, { input: 'add 2 and 3', session_id: 's' });
 
-    expect(res).toStrictEqual({ status: 200, retryAfter: null, body: { success: true, data: result(provider.model, 'The sum is 5.', 's', [50, 13], 'calculator'), status: 200 } });
+    expect(res).toStrictEqual({
+      status: 200,
+      retryAfter: null,
+      body: { success: true, data: result(provider.model, 'The sum is 5.', 's', [50, 13], 'calculator'), status: 200 },
+    });
     const asked = [{ role: 'user', content: 'add 2 and 3' }];
     expect(fake().requests.map(sent)).toStrictEqual([
       expected(false, asked, ['add']),
-      expected(false, [...asked, { role: 'assistant', content: 'call add({"a":2,"b":3})' }, { role: 'tool', content: '5' }], ['add']),
+      expected(
+        false,
+        [...asked, { role: 'assistant', content: 'call add({"a":2,"b":3})' }, { role: 'tool', content: '5' }],
+        ['add'],
+      ),
     ]);
     expect(await stored(id, 's')).toStrictEqual([
       ['user', 'add 2 and 3'],
@@ -256,7 +367,11 @@ describe.each(PROVIDERS)('$name through HTTP', (provider) => {
     const asked = [{ role: 'user', content: 'add 2 and 3' }];
     expect(fake().requests.map(sent)).toStrictEqual([
       expected(true, asked, ['add']),
-      expected(true, [...asked, { role: 'assistant', content: 'call add({"a":2,"b":3})' }, { role: 'tool', content: '5' }], ['add']),
+      expected(
+        true,
+        [...asked, { role: 'assistant', content: 'call add({"a":2,"b":3})' }, { role: 'tool', content: '5' }],
+        ['add'],
+      ),
     ]);
     expect(await stored(id, 's')).toStrictEqual([
       ['user', 'add 2 and 3'],
@@ -270,7 +385,11 @@ describe.each(PROVIDERS)('$name through HTTP', (provider) => {
     fake().reply(() => provider.failure.reply);
     const envelope = { success: false, error: provider.failure.error, status: provider.failure.status };
 
-    expect(await call(`/agents/${id}/run`, { input: 'again', session_id: 's' })).toStrictEqual({ status: provider.failure.status, retryAfter: provider.failure.retryAfter, body: envelope });
+    expect(await call(`/agents/${id}/run`, { input: 'again', session_id: 's' })).toStrictEqual({
+      status: provider.failure.status,
+      retryAfter: provider.failure.retryAfter,
+      body: envelope,
+    });
     const streamed = await post(`/agents/${id}/run`, { input: 'again', session_id: 's', stream: true });
     expect([streamed.status, await events(streamed)]).toStrictEqual([200, [{ event: 'error', data: envelope }]]);
     expect(await stored(id, 's')).toStrictEqual([
@@ -279,7 +398,9 @@ describe.each(PROVIDERS)('$name through HTTP', (provider) => {
     ]);
     // Each failure logged once, with what the provider said of itself and nothing of the prompt.
     const line = { ...provider.failure.logged, host: new URL(fake().baseURL).host };
-    expect(logged.map((l) => [l.message, l.fields.status, (l.fields.err as { provider?: unknown }).provider])).toStrictEqual([
+    expect(
+      logged.map((l) => [l.message, l.fields.status, (l.fields.err as { provider?: unknown }).provider]),
+    ).toStrictEqual([
       [provider.failure.error, provider.failure.status, line],
       [provider.failure.error, provider.failure.status, line],
     ]);

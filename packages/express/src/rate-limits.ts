@@ -42,11 +42,19 @@ function refuse(message: string) {
 }
 
 function check(name: string, limit: Limit): void {
-  if (!Number.isSafeInteger(limit.limit) || limit.limit < 1) throw new TypeError(`createAgentRouter: rateLimit.${name}.limit must be a positive integer`);
-  if (!Number.isSafeInteger(limit.windowMs) || limit.windowMs < 1000) throw new TypeError(`createAgentRouter: rateLimit.${name}.windowMs must be at least 1000`);
+  if (!Number.isSafeInteger(limit.limit) || limit.limit < 1)
+    throw new TypeError(`createAgentRouter: rateLimit.${name}.limit must be a positive integer`);
+  if (!Number.isSafeInteger(limit.windowMs) || limit.windowMs < 1000)
+    throw new TypeError(`createAgentRouter: rateLimit.${name}.windowMs must be at least 1000`);
 }
 
-function limiter(name: 'key' | 'auth', limit: Limit, key: (req: Request) => string, message: string, store: RateLimitOptions['store']): RequestHandler {
+function limiter(
+  name: 'key' | 'auth',
+  limit: Limit,
+  key: (req: Request) => string,
+  message: string,
+  store: RateLimitOptions['store'],
+): RequestHandler {
   return rateLimit({
     windowMs: limit.windowMs,
     limit: limit.limit,
@@ -70,7 +78,13 @@ function limiter(name: 'key' | 'auth', limit: Limit, key: (req: Request) => stri
 export function failedAuthLimiter(options: RateLimitOptions): RequestHandler | undefined {
   if (!options.failedAuth) return undefined;
   check('failedAuth', options.failedAuth);
-  return limiter('auth', options.failedAuth, (req) => `auth:${ipKeyGenerator(req.ip ?? 'unknown')}`, 'Too many failed authentication attempts from this address; retry later', options.store);
+  return limiter(
+    'auth',
+    options.failedAuth,
+    (req) => `auth:${ipKeyGenerator(req.ip ?? 'unknown')}`,
+    'Too many failed authentication attempts from this address; retry later',
+    options.store,
+  );
 }
 
 /**
@@ -82,7 +96,9 @@ export function perKeyLimiter(options: RateLimitOptions): RequestHandler | undef
   if (!options.perKey) return undefined;
   check('perKey', options.perKey);
   if (options.store && options.keySecret === undefined) {
-    throw new TypeError("createAgentRouter: rateLimit.keySecret is required with a shared counter store, so that every server names a key's counter alike");
+    throw new TypeError(
+      "createAgentRouter: rateLimit.keySecret is required with a shared counter store, so that every server names a key's counter alike",
+    );
   }
   // Counters in this process's memory are named for this process only: any secret will do.
   const secret = options.keySecret ?? randomBytes(32).toString('base64url');

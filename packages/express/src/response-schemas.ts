@@ -29,7 +29,8 @@ function component<T extends z.ZodType>(id: string, schema: T): T {
   return schema;
 }
 
-const timestamp = (what: string) => z.iso.datetime({ precision: 3 }).describe(`${what}: ISO 8601 UTC with milliseconds`);
+const timestamp = (what: string) =>
+  z.iso.datetime({ precision: 3 }).describe(`${what}: ISO 8601 UTC with milliseconds`);
 
 /** An agent's configuration as stored and returned. */
 export const agentConfigSchema = component(
@@ -39,11 +40,11 @@ export const agentConfigSchema = component(
       agent_id: z.string().describe('The agent id, `agt_` and 22 base64url characters for agents this server made'),
       name: z.string().describe('The name, trimmed'),
       instruction: z.string().describe('The system instruction sent with every run'),
-      model: z.string().describe('One of the server\'s model names'),
-      tool: z.string().nullable().describe('One of the server\'s tool integrations, or `null` for none'),
-      component: z.string().describe('A free label for the client\'s UI; `Chat` unless given'),
+      model: z.string().describe("One of the server's model names"),
+      tool: z.string().nullable().describe("One of the server's tool integrations, or `null` for none"),
+      component: z.string().describe("A free label for the client's UI; `Chat` unless given"),
     })
-    .describe('An agent\'s configuration'),
+    .describe("An agent's configuration"),
 );
 
 /** An agent as returned by get, list, PATCH and PUT. */
@@ -63,17 +64,26 @@ export const agentRecordSchema = component(
 /** The `data` of `POST /agents`. */
 export const agentCreatedSchema = component(
   'AgentCreated',
-  z.object({ agent_id: z.string().describe('The new agent\'s id'), created_at: timestamp('When it was created') }).describe('A new agent'),
+  z
+    .object({ agent_id: z.string().describe("The new agent's id"), created_at: timestamp('When it was created') })
+    .describe('A new agent'),
 );
 
 /** The `data` of `DELETE /agents/{agentId}`. */
-export const agentDeletedSchema = component('AgentDeleted', z.object({ agent_id: z.string(), deleted: z.literal(true) }).describe('A deleted agent'));
+export const agentDeletedSchema = component(
+  'AgentDeleted',
+  z.object({ agent_id: z.string(), deleted: z.literal(true) }).describe('A deleted agent'),
+);
 
 /** Token counts of a run. */
 export const tokenUsageSchema = component(
   'TokenUsage',
   z
-    .object({ prompt: z.int().nonnegative(), completion: z.int().nonnegative(), total: z.int().nonnegative().describe('Always `prompt + completion`') })
+    .object({
+      prompt: z.int().nonnegative(),
+      completion: z.int().nonnegative(),
+      total: z.int().nonnegative().describe('Always `prompt + completion`'),
+    })
     .describe('Token counts, summed over every model step of the run'),
 );
 
@@ -83,17 +93,21 @@ export const runMetadataSchema = component(
   z
     .object({
       model: z.string(),
-      tool_used: z.string().nullable().describe('The agent\'s tool when the run called it, else `null`'),
+      tool_used: z.string().nullable().describe("The agent's tool when the run called it, else `null`"),
       tokens: tokenUsageSchema,
       omitted_messages: z
         .int()
         .nonnegative()
-        .describe('How many earlier messages of the session were left out of the prompt to fit the model\'s context budget (0 when none were)'),
+        .describe(
+          "How many earlier messages of the session were left out of the prompt to fit the model's context budget (0 when none were)",
+        ),
       cost: z
         .number()
         .nonnegative()
         .optional()
-        .describe('An estimate of the run\'s cost in US dollars: its tokens at the model\'s list price, from the model catalog (no discounts, caching or tiers). Absent when the price is not known'),
+        .describe(
+          "An estimate of the run's cost in US dollars: its tokens at the model's list price, from the model catalog (no discounts, caching or tiers). Absent when the price is not known",
+        ),
     })
     .describe('What a run reports besides its output'),
 );
@@ -113,7 +127,9 @@ export const runResultSchema = component(
 /** One message of a conversation. */
 export const sessionMessageSchema = component(
   'SessionMessage',
-  z.object({ role: z.enum(['user', 'assistant']), content: z.string(), created_at: timestamp('When it was stored') }).describe('One message of a conversation'),
+  z
+    .object({ role: z.enum(['user', 'assistant']), content: z.string(), created_at: timestamp('When it was stored') })
+    .describe('One message of a conversation'),
 );
 
 /** A conversation without its messages. */
@@ -134,7 +150,9 @@ const nextCursor = z.string().nullable().describe('Pass as `cursor` for the next
 /** The `data` of `GET /agents/{agentId}/sessions`. */
 export const sessionListSchema = component(
   'SessionList',
-  z.object({ sessions: z.array(sessionInfoSchema).describe('Newest (first stored) first'), next_cursor: nextCursor }).describe('One page of an agent\'s sessions'),
+  z
+    .object({ sessions: z.array(sessionInfoSchema).describe('Newest (first stored) first'), next_cursor: nextCursor })
+    .describe("One page of an agent's sessions"),
 );
 
 /** The `data` of `GET /agents/{agentId}/sessions/{sessionId}`. */
@@ -153,15 +171,26 @@ export const sessionWithMessagesSchema = component(
 );
 
 /** The `data` of `DELETE /agents/{agentId}/sessions/{sessionId}`. */
-export const sessionDeletedSchema = component('SessionDeleted', z.object({ session_id: z.string(), deleted: z.literal(true) }).describe('A deleted session'));
+export const sessionDeletedSchema = component(
+  'SessionDeleted',
+  z.object({ session_id: z.string(), deleted: z.literal(true) }).describe('A deleted session'),
+);
 
 /** What is known of an offered model. */
 export const modelInfoSchema = component(
   'ModelInfo',
   z
     .object({
-      name: z.string().describe('The name to give an agent\'s `model`: `provider/model`, or a bare name such as `echo`; `provider/*` stands for an endpoint that takes any model id under its name'),
-      provider: z.string().describe('The provider that serves it: `openai`, `anthropic`, `google`, a configured OpenAI-compatible endpoint, `agenthost` (the echo model), or the part before `/` of a model from a provider plugged in code (`custom` when the name has none)'),
+      name: z
+        .string()
+        .describe(
+          "The name to give an agent's `model`: `provider/model`, or a bare name such as `echo`; `provider/*` stands for an endpoint that takes any model id under its name",
+        ),
+      provider: z
+        .string()
+        .describe(
+          'The provider that serves it: `openai`, `anthropic`, `google`, a configured OpenAI-compatible endpoint, `agenthost` (the echo model), or the part before `/` of a model from a provider plugged in code (`custom` when the name has none)',
+        ),
       context_window: z.int().positive().optional().describe('Its context window, in tokens, when known'),
       price: z
         .object({ input_per_mtok: z.number().nonnegative(), output_per_mtok: z.number().nonnegative() })
@@ -174,14 +203,19 @@ export const modelInfoSchema = component(
 /** An offered tool integration. */
 export const toolInfoSchema = component(
   'ToolInfo',
-  z.object({ name: z.string().describe('The name to give an agent\'s `tool`'), description: z.string() }).describe('An offered tool integration'),
+  z
+    .object({ name: z.string().describe("The name to give an agent's `tool`"), description: z.string() })
+    .describe('An offered tool integration'),
 );
 
 /** One offending field of a rejected request. */
 export const fieldIssueSchema = component(
   'FieldIssue',
   z
-    .object({ message: z.string(), path: z.array(z.union([z.string(), z.number()])).describe('Where the problem is, starting with the field name') })
+    .object({
+      message: z.string(),
+      path: z.array(z.union([z.string(), z.number()])).describe('Where the problem is, starting with the field name'),
+    })
     .describe('One offending field'),
 );
 
@@ -195,7 +229,9 @@ export const errorEnvelopeSchema = component(
       details: z
         .record(z.string(), fieldIssueSchema)
         .optional()
-        .describe('For validation errors only: one entry per offending top-level field (`request` when the body as a whole is wrong)'),
+        .describe(
+          'For validation errors only: one entry per offending top-level field (`request` when the body as a whole is wrong)',
+        ),
       status: z.int().min(400).max(599).describe('The HTTP status of the response'),
     })
     .describe('An error'),
@@ -211,7 +247,10 @@ export const agentCreatedResponseSchema = component('AgentCreatedResponse', succ
 /** `GET`, `PATCH` and `PUT /agents/{agentId}`. */
 export const agentResponseSchema = component('AgentResponse', successEnvelopeSchema(agentRecordSchema));
 /** `GET /agents`. */
-export const agentListResponseSchema = component('AgentListResponse', successEnvelopeSchema(z.array(agentRecordSchema)));
+export const agentListResponseSchema = component(
+  'AgentListResponse',
+  successEnvelopeSchema(z.array(agentRecordSchema)),
+);
 /** `DELETE /agents/{agentId}`. */
 export const agentDeletedResponseSchema = component('AgentDeletedResponse', successEnvelopeSchema(agentDeletedSchema));
 /** `POST /agents/{agentId}/run` answered as JSON. */
@@ -225,16 +264,33 @@ export const modelListResponseSchema = component('ModelListResponse', successEnv
 
 export const toolListResponseSchema = component('ToolListResponse', successEnvelopeSchema(z.array(toolInfoSchema)));
 
-export const sessionDeletedResponseSchema = component('SessionDeletedResponse', successEnvelopeSchema(sessionDeletedSchema));
+export const sessionDeletedResponseSchema = component(
+  'SessionDeletedResponse',
+  successEnvelopeSchema(sessionDeletedSchema),
+);
 
 const toolEvent = { tool_call_id: z.string(), tool_name: z.string() };
 
 /** The `data` of each server-sent event of a streamed run, by event name. */
 export const streamEventSchemas = {
-  'text-delta': component('TextDeltaEvent', z.object({ delta: z.string() }).describe('`text-delta`: the next piece of the answer')),
-  'tool-call': component('ToolCallEvent', z.object({ ...toolEvent, input: z.unknown() }).describe('`tool-call`: the model called a tool')),
-  'tool-result': component('ToolResultEvent', z.object({ ...toolEvent, output: z.unknown() }).describe('`tool-result`: what the tool returned')),
-  'tool-error': component('ToolErrorEvent', z.object({ ...toolEvent, error: z.string() }).describe('`tool-error`: the tool failed; the model is told and goes on')),
+  'text-delta': component(
+    'TextDeltaEvent',
+    z.object({ delta: z.string() }).describe('`text-delta`: the next piece of the answer'),
+  ),
+  'tool-call': component(
+    'ToolCallEvent',
+    z.object({ ...toolEvent, input: z.unknown() }).describe('`tool-call`: the model called a tool'),
+  ),
+  'tool-result': component(
+    'ToolResultEvent',
+    z.object({ ...toolEvent, output: z.unknown() }).describe('`tool-result`: what the tool returned'),
+  ),
+  'tool-error': component(
+    'ToolErrorEvent',
+    z
+      .object({ ...toolEvent, error: z.string() })
+      .describe('`tool-error`: the tool failed; the model is told and goes on'),
+  ),
   done: runResultSchema,
   error: errorEnvelopeSchema,
 } as const;

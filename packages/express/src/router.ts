@@ -1,17 +1,17 @@
 import { randomUUID } from 'node:crypto';
-import bytes from 'bytes';
 import type { AgentService } from '@agenthost/core';
+import { AgentHostError, type ApiKeyScope, jsonDepth, jsonLength, redactSecrets } from '@agenthost/core';
+import { context, SpanKind, SpanStatusCode, trace } from '@opentelemetry/api';
+import bytes from 'bytes';
 import express, { type ErrorRequestHandler, type Request, type RequestHandler, type Response } from 'express';
-import { AgentHostError, jsonDepth, jsonLength, redactSecrets, type ApiKeyScope } from '@agenthost/core';
-import { SpanKind, SpanStatusCode, context, trace } from '@opentelemetry/api';
 import type { AuthContext, KeyResolver } from './auth.js';
-import { failure, serialize, type ApiResponse } from './envelope.js';
+import { type ApiResponse, failure, serialize } from './envelope.js';
 import { describeError } from './error-log.js';
-import { createHandlers, streamRun, type ApiHandler, type ApiRequest } from './handlers.js';
+import { type ApiHandler, type ApiRequest, createHandlers, streamRun } from './handlers.js';
 import { errorResponse } from './http-errors.js';
-import { openApiDocument } from './openapi.js';
-import { idempotent, type IdempotencyOptions } from './idempotency.js';
+import { type IdempotencyOptions, idempotent } from './idempotency.js';
 import type { AgentMetrics } from './metrics.js';
+import { openApiDocument } from './openapi.js';
 import { failedAuthLimiter, perKeyLimiter, type RateLimitOptions } from './rate-limits.js';
 
 /**
@@ -73,7 +73,13 @@ interface RequestState {
   /** Set when the client went away before the answer was sent. */
   clientGone?: boolean;
   /** For a run that answered: what a request log may say about it (its input and output only with `logContent`). */
-  run?: { model: string; tool_used: string | null; tokens: { prompt: number; completion: number; total: number }; input?: string; output?: string };
+  run?: {
+    model: string;
+    tool_used: string | null;
+    tokens: { prompt: number; completion: number; total: number };
+    input?: string;
+    output?: string;
+  };
 }
 
 const JSON_TYPE = 'application/json; charset=utf-8';
@@ -82,10 +88,11 @@ const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 /** Deepest nesting a JSON body may have; deeper bodies are refused before anything walks them. */
 export const MAX_JSON_DEPTH = 64;
 
-
 const stderrLogger: ErrorLogger = {
   error(fields, message) {
-    process.stderr.write(`${JSON.stringify({ level: 'error', time: new Date().toISOString(), msg: message, ...fields })}\n`);
+    process.stderr.write(
+      `${JSON.stringify({ level: 'error', time: new Date().toISOString(), msg: message, ...fields })}\n`,
+    );
   },
 };
 
@@ -125,8 +132,10 @@ function send(req: Request, res: Response, response: ApiResponse): void {
  * @throws TypeError at creation when `service` or `resolveKey` is missing.
  */
 export function createAgentRouter(service: AgentService, options: AgentRouterOptions): AgentRouter {
-  if (!service || typeof service.runAgent !== 'function') throw new TypeError('createAgentRouter: an AgentService is required');
-  if (typeof options?.resolveKey !== 'function') throw new TypeError('createAgentRouter: options.resolveKey is required (see staticKeys)');
+  if (!service || typeof service.runAgent !== 'function')
+    throw new TypeError('createAgentRouter: an AgentService is required');
+  if (typeof options?.resolveKey !== 'function')
+    throw new TypeError('createAgentRouter: options.resolveKey is required (see staticKeys)');
   const { resolveKey } = options;
   const bodyLimit = options.bodyLimit ?? '1mb';
   const logger = options.logger ?? stderrLogger;
@@ -142,7 +151,10 @@ export function createAgentRouter(service: AgentService, options: AgentRouterOpt
 
   const requestContext: RequestHandler = function agentHostRequestContext(req, res, next) {
     // A request logger in front (pino-http) may have given the request its id already.
-    const given = typeof (req as { id?: unknown }).id === 'string' ? ((req as { id?: string }).id as string) : req.get('x-request-id');
+    const given =
+      typeof (req as { id?: unknown }).id === 'string'
+        ? ((req as { id?: string }).id as string)
+        : req.get('x-request-id');
     const requestId = given && REQUEST_ID.test(given) ? given : randomUUID();
     res.locals.agenthost = { requestId } satisfies RequestState;
     res.set('x-request-id', requestId);
@@ -158,21 +170,34 @@ export function createAgentRouter(service: AgentService, options: AgentRouterOpt
   router
     .route('/openapi.json')
     .get(function agentHostOpenApi(req, res) {
-      res.status(200).set('Content-Type', JSON_TYPE).send(JSON.stringify(document, null, req.query?.pretty === 'true' ? 2 : undefined));
+      res
+        .status(200)
+        .set('Content-Type', JSON_TYPE)
+        .send(JSON.stringify(document, null, req.query?.pretty === 'true' ? 2 : undefined));
     })
     .all(function agentHostOpenApiMethods(req, res) {
-      send(req, res, failure(405, `Method ${req.method} is not allowed here; allowed: GET, HEAD`, undefined, { Allow: 'GET, HEAD' }));
+      send(
+        req,
+        res,
+        failure(405, `Method ${req.method} is not allowed here; allowed: GET, HEAD`, undefined, { Allow: 'GET, HEAD' }),
+      );
     });
 
   const limitFailedAuth = failedAuthLimiter(options.rateLimit ?? {});
   const refuse = (req: Request, res: Response, message: string) =>
-    limitFailedAuth ? limitFailedAuth(req, res, () => send(req, res, failure(401, message))) : send(req, res, failure(401, message));
+    limitFailedAuth
+      ? limitFailedAuth(req, res, () => send(req, res, failure(401, message)))
+      : send(req, res, failure(401, message));
 
   if (options.tracing) {
     router.use(function agentHostTracing(req, res, next) {
       const span = trace.getTracer('agenthost').startSpan(`${req.method} ${req.baseUrl}`, {
         kind: SpanKind.SERVER,
-        attributes: { 'http.request.method': req.method, 'url.path': (req.originalUrl ?? req.url).split('?')[0] ?? '', 'agenthost.request_id': state(res).requestId },
+        attributes: {
+          'http.request.method': req.method,
+          'url.path': (req.originalUrl ?? req.url).split('?')[0] ?? '',
+          'agenthost.request_id': state(res).requestId,
+        },
       });
       res.once('close', () => {
         const route = req.route?.path ? `${req.baseUrl}${req.route.path}` : undefined;
@@ -216,7 +241,10 @@ export function createAgentRouter(service: AgentService, options: AgentRouterOpt
     // A host's own body parser in front has read the body already (ours then skips it): hold it to
     // this router's size limit too, measured as its JSON text (whatever the transfer: chunked,
     // compressed). Its depth is checked below, as for bodies parsed here.
-    if (req.body !== undefined && (Number(req.get('content-length') ?? 0) > limitBytes || jsonLength(req.body, limitBytes) > limitBytes)) {
+    if (
+      req.body !== undefined &&
+      (Number(req.get('content-length') ?? 0) > limitBytes || jsonLength(req.body, limitBytes) > limitBytes)
+    ) {
       return send(req, res, failure(413, `Request body is larger than the limit of ${bodyLimit}`));
     }
     next();
@@ -231,8 +259,18 @@ export function createAgentRouter(service: AgentService, options: AgentRouterOpt
 
   const logServerError = (req: Request, res: Response, error: unknown, status: number, unexpected = false) => {
     logger.error(
-      { request_id: state(res)?.requestId, method: req.method, path: `${req.baseUrl}${req.path}`, status, err: describeError(error, secrets) },
-      unexpected ? 'Unexpected error while handling a request' : error instanceof Error ? redactSecrets(error.message, { secrets }) : 'Error while handling a request',
+      {
+        request_id: state(res)?.requestId,
+        method: req.method,
+        path: `${req.baseUrl}${req.path}`,
+        status,
+        err: describeError(error, secrets),
+      },
+      unexpected
+        ? 'Unexpected error while handling a request'
+        : error instanceof Error
+          ? redactSecrets(error.message, { secrets })
+          : 'Error while handling a request',
     );
   };
 
@@ -260,14 +298,25 @@ export function createAgentRouter(service: AgentService, options: AgentRouterOpt
     };
 
   const wantsStream = (req: Request) =>
-    (req.body as { stream?: unknown } | undefined)?.stream === true || req.accepts(['application/json', 'text/event-stream']) === 'text/event-stream';
+    (req.body as { stream?: unknown } | undefined)?.stream === true ||
+    req.accepts(['application/json', 'text/event-stream']) === 'text/event-stream';
 
   const run: RequestHandler = async function agentHostRun(req, res) {
     if (!wantsStream(req)) {
       const response = await runOnce(apiRequest(req, res));
       if (response.body.success) {
         const data = response.body.data as { output: string; metadata: NonNullable<RequestState['run']> };
-        state(res).run = { ...runDetails(data.metadata), ...(options.logContent && { input: String((req.body as { input?: unknown; input_data?: unknown }).input ?? (req.body as { input_data?: unknown }).input_data ?? ''), output: data.output }) };
+        state(res).run = {
+          ...runDetails(data.metadata),
+          ...(options.logContent && {
+            input: String(
+              (req.body as { input?: unknown; input_data?: unknown }).input ??
+                (req.body as { input_data?: unknown }).input_data ??
+                '',
+            ),
+            output: data.output,
+          }),
+        };
       }
       return send(req, res, response);
     }
@@ -275,7 +324,10 @@ export function createAgentRouter(service: AgentService, options: AgentRouterOpt
       return send(req, res, failure(400, 'Idempotency-Key is not supported for streamed runs; send it without stream'));
     }
     const request = apiRequest(req, res);
-    const frames = await streamRun(service, request, { bodyLimit, onServerError: (error, status) => logServerError(req, res, error, status) });
+    const frames = await streamRun(service, request, {
+      bodyLimit,
+      onServerError: (error, status) => logServerError(req, res, error, status),
+    });
     res.status(200).set({
       'Content-Type': 'text/event-stream; charset=utf-8',
       'Cache-Control': 'no-cache, no-transform',
@@ -287,7 +339,8 @@ export function createAgentRouter(service: AgentService, options: AgentRouterOpt
     try {
       for await (const frame of frames) {
         if (res.destroyed) break;
-        if (frame.event === 'done') state(res).run = runDetails((frame.data as { metadata: RequestState['run'] & object }).metadata);
+        if (frame.event === 'done')
+          state(res).run = runDetails((frame.data as { metadata: RequestState['run'] & object }).metadata);
         res.write(`event: ${frame.event}\ndata: ${JSON.stringify(frame.data)}\n\n`);
       }
     } finally {
@@ -300,17 +353,26 @@ export function createAgentRouter(service: AgentService, options: AgentRouterOpt
   const may = (scope: ApiKeyScope): RequestHandler =>
     function agentHostRequireScope(req, res, next) {
       const scopes = state(res).scopes;
-      if (scopes && !scopes.includes(scope)) return send(req, res, failure(403, `This API key lacks the ${scope} scope`));
+      if (scopes && !scopes.includes(scope))
+        return send(req, res, failure(403, `This API key lacks the ${scope} scope`));
       next();
     };
   const [read, write, runs] = [may('agents:read'), may('agents:write'), may('agents:run')];
 
   const notAllowed = (allow: string): RequestHandler =>
     function agentHostMethodNotAllowed(req, res) {
-      send(req, res, failure(405, `Method ${req.method} is not allowed here; allowed: ${allow}`, undefined, { Allow: allow }));
+      send(
+        req,
+        res,
+        failure(405, `Method ${req.method} is not allowed here; allowed: ${allow}`, undefined, { Allow: allow }),
+      );
     };
 
-  router.route('/agents').get(read, handle(handlers.listAgents)).post(write, handle(createOnce)).all(notAllowed('GET, HEAD, POST'));
+  router
+    .route('/agents')
+    .get(read, handle(handlers.listAgents))
+    .post(write, handle(createOnce))
+    .all(notAllowed('GET, HEAD, POST'));
   router
     .route('/agents/:agentId')
     .get(read, handle(handlers.getAgent))
@@ -346,7 +408,9 @@ export function createAgentRouter(service: AgentService, options: AgentRouterOpt
     if (res.headersSent) return next(error);
     requestContext(req, res, () => {
       // A key resolver that fails (its store is down) is answered like any error of the router.
-      Promise.resolve(authenticate(req, res, () => onError(error, req, res, next))).catch((failed: unknown) => onError(failed, req, res, next));
+      Promise.resolve(authenticate(req, res, () => onError(error, req, res, next))).catch((failed: unknown) =>
+        onError(failed, req, res, next),
+      );
     });
   };
   return Object.assign(router, { errorHandler });

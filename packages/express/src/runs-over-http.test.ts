@@ -1,7 +1,12 @@
-import type { AddressInfo } from 'node:net';
 import type { Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { AgentService, catalogEntry, estimatedCost, openAIModels, staticTools } from '@agenthost/core';
-import { startFakeOpenAIServer, type FakeOpenAIReply, type FakeOpenAIRequest, type FakeOpenAIServer } from '@agenthost/core/test';
+import {
+  type FakeOpenAIReply,
+  type FakeOpenAIRequest,
+  type FakeOpenAIServer,
+  startFakeOpenAIServer,
+} from '@agenthost/core/test';
 import { MemoryStore } from '@agenthost/storage';
 import { tool } from 'ai';
 import express from 'express';
@@ -26,17 +31,34 @@ function behaviour(request: FakeOpenAIRequest): FakeOpenAIReply {
   const last = request.messages.at(-1);
   const input = request.messages.filter((m) => m.role === 'user').at(-1)?.content ?? '';
   if (last?.role === 'tool') return { text: `The sum is ${last.content}.`, usage: { input: 30, output: 5 } };
-  if (input === 'add 2 and 3') return { toolCalls: [{ name: 'add', arguments: { a: 2, b: 3 } }], usage: { input: 20, output: 8 } };
-  if (input === 'fail') return { status: 500, body: { error: { message: 'The server had an error', type: 'server_error' } } };
-  if (input === 'rate limit') return { status: 429, body: { error: { message: 'Rate limit reached', type: 'requests' } }, headers: { 'retry-after': '12' } };
+  if (input === 'add 2 and 3')
+    return { toolCalls: [{ name: 'add', arguments: { a: 2, b: 3 } }], usage: { input: 20, output: 8 } };
+  if (input === 'fail')
+    return { status: 500, body: { error: { message: 'The server had an error', type: 'server_error' } } };
+  if (input === 'rate limit')
+    return {
+      status: 429,
+      body: { error: { message: 'Rate limit reached', type: 'requests' } },
+      headers: { 'retry-after': '12' },
+    };
   // Providers echo what they were sent in their error messages; the body is what the log must never hold.
   if (input === 'bad key') {
-    return { status: 401, body: { error: { message: `Incorrect API key provided: ${ECHOED_KEY}; sent as Bearer ${PROVIDER_KEY}`, type: 'invalid_request_error', code: 'invalid_api_key' } } };
+    return {
+      status: 401,
+      body: {
+        error: {
+          message: `Incorrect API key provided: ${ECHOED_KEY}; sent as Bearer ${PROVIDER_KEY}`,
+          type: 'invalid_request_error',
+          code: 'invalid_api_key',
+        },
+      },
+    };
   }
   if (input === 'hang') return { hang: true };
   if (input === 'reset') return { reset: true };
   if (input === 'nonsense') return { raw: '{"choices": [ this is not json' };
-  if (input === 'slow stream') return { text: 'one two three four five six', chunkDelayMs: 150, usage: { input: 10, output: 6 } };
+  if (input === 'slow stream')
+    return { text: 'one two three four five six', chunkDelayMs: 150, usage: { input: 10, output: 6 } };
   if (input === 'steady stream') return { text: 'one two three', chunkDelayMs: 80, usage: { input: 10, output: 3 } };
   return { text: `Reply to: ${input}`, usage: { input: 10, output: 4 } };
 }
@@ -46,7 +68,15 @@ async function serve(api: 'chat' | 'responses') {
   fake = await startFakeOpenAIServer({ reply: behaviour });
   store = new MemoryStore();
   logged = [];
-  const tools = staticTools({ calculator: { add: tool({ description: 'Adds', inputSchema: z.object({ a: z.number(), b: z.number() }), execute: async ({ a, b }) => a + b }) } });
+  const tools = staticTools({
+    calculator: {
+      add: tool({
+        description: 'Adds',
+        inputSchema: z.object({ a: z.number(), b: z.number() }),
+        execute: async ({ a, b }) => a + b,
+      }),
+    },
+  });
   const service = new AgentService({
     store,
     models: openAIModels({ apiKey: PROVIDER_KEY, baseURL: fake.baseURL, api, models: ['gpt-4o-mini'] }),
@@ -57,7 +87,11 @@ async function serve(api: 'chat' | 'responses') {
   const app = express();
   app.use(
     '/api/v1',
-    createAgentRouter(service, { resolveKey: staticKeys([{ account: 'acme', key: KEY }]), redact: [KEY, PROVIDER_KEY], logger: { error: (fields, message) => logged.push({ fields, message }) } }),
+    createAgentRouter(service, {
+      resolveKey: staticKeys([{ account: 'acme', key: KEY }]),
+      redact: [KEY, PROVIDER_KEY],
+      logger: { error: (fields, message) => logged.push({ fields, message }) },
+    }),
   );
   server = app.listen(0, '127.0.0.1');
   await new Promise((resolve) => server.once('listening', resolve));
@@ -74,18 +108,26 @@ beforeEach(() => serve('chat'));
 afterEach(stop);
 
 async function call(method: string, path: string, body?: unknown, headers: Record<string, string> = {}) {
-  const res = await fetch(base + path, { method, headers: { 'x-api-key': KEY, 'content-type': 'application/json', ...headers }, ...(body !== undefined && { body: JSON.stringify(body) }) });
+  const res = await fetch(base + path, {
+    method,
+    headers: { 'x-api-key': KEY, 'content-type': 'application/json', ...headers },
+    ...(body !== undefined && { body: JSON.stringify(body) }),
+  });
   return { status: res.status, headers: res.headers, body: (await res.json()) as Record<string, any> };
 }
 
 async function agent(tool?: string) {
-  return (await call('POST', '/agents', { name: 'A', instruction: 'Be brief.', model: 'gpt-4o-mini', ...(tool && { tool }) })).body.data.agent_id as string;
+  return (
+    await call('POST', '/agents', { name: 'A', instruction: 'Be brief.', model: 'gpt-4o-mini', ...(tool && { tool }) })
+  ).body.data.agent_id as string;
 }
 
 /** A run's cost at the catalog's list price of gpt-4o-mini, as metadata reports it. */
-const listCost = (prompt: number, completion: number) => estimatedCost({ price: catalogEntry('openai', 'gpt-4o-mini')!.price! }, { prompt, completion });
+const listCost = (prompt: number, completion: number) =>
+  estimatedCost({ price: catalogEntry('openai', 'gpt-4o-mini')!.price! }, { prompt, completion });
 
-const history = async (agentId: string, sessionId: string) => (await store.readMessages({ accountId: 'acme', agentId, sessionId })).map((m) => m.content);
+const history = async (agentId: string, sessionId: string) =>
+  (await store.readMessages({ accountId: 'acme', agentId, sessionId })).map((m) => m.content);
 
 /** Reads a server-sent event stream to its end. */
 async function events(res: Response): Promise<{ event: string; data: any }[]> {
@@ -111,7 +153,11 @@ describe('provider faults through HTTP', () => {
     const id = await agent();
     await call('POST', `/agents/${id}/run`, { input: 'hello', session_id: 's' });
     const res = await call('POST', `/agents/${id}/run`, { input, session_id: 's' });
-    expect([res.status, res.body, res.headers.get('retry-after') ?? undefined]).toStrictEqual([status, { success: false, error, status }, retryAfter]);
+    expect([res.status, res.body, res.headers.get('retry-after') ?? undefined]).toStrictEqual([
+      status,
+      { success: false, error, status },
+      retryAfter,
+    ]);
     expect(await history(id, 's')).toStrictEqual(['hello', 'Reply to: hello']);
     expect(logged.map((l) => [l.message, l.fields.status])).toStrictEqual([[error, status]]);
   });
@@ -130,7 +176,13 @@ describe('what a provider failure logs', () => {
         name: 'ProviderError',
         code: 'provider_error',
         message: 'The model provider failed to answer',
-        provider: { name: 'openai.chat', host: new URL(fake.baseURL).host, status: 401, code: 'invalid_api_key', message: 'Incorrect API key provided: [redacted]; sent as Bearer [redacted]' },
+        provider: {
+          name: 'openai.chat',
+          host: new URL(fake.baseURL).host,
+          status: 401,
+          code: 'invalid_api_key',
+          message: 'Incorrect API key provided: [redacted]; sent as Bearer [redacted]',
+        },
       },
     },
   });
@@ -138,28 +190,49 @@ describe('what a provider failure logs', () => {
   test('a run: the provider, its status and its error code, with the key it echoed redacted', async () => {
     const id = await agent();
     const res = await call('POST', `/agents/${id}/run`, { input: 'bad key', session_id: 's' });
-    expect([res.status, res.body]).toStrictEqual([502, { success: false, error: 'The model provider failed to answer', status: 502 }]);
+    expect([res.status, res.body]).toStrictEqual([
+      502,
+      { success: false, error: 'The model provider failed to answer', status: 502 },
+    ]);
     expect(logged).toStrictEqual([refusedLine(res.headers.get('x-request-id'), id)]);
-    for (const secret of [ECHOED_KEY, PROVIDER_KEY, KEY, 'Be brief.', 'invalid_request_error']) expect(JSON.stringify(logged)).not.toContain(secret);
+    for (const secret of [ECHOED_KEY, PROVIDER_KEY, KEY, 'Be brief.', 'invalid_request_error'])
+      expect(JSON.stringify(logged)).not.toContain(secret);
   });
 
   test('a streamed run: the same line', async () => {
     const id = await agent();
-    const res = await fetch(`${base}/agents/${id}/run`, { method: 'POST', headers: { 'x-api-key': KEY, 'content-type': 'application/json' }, body: JSON.stringify({ input: 'bad key', stream: true }) });
-    expect(await events(res)).toStrictEqual([{ event: 'error', data: { success: false, error: 'The model provider failed to answer', status: 502 } }]);
+    const res = await fetch(`${base}/agents/${id}/run`, {
+      method: 'POST',
+      headers: { 'x-api-key': KEY, 'content-type': 'application/json' },
+      body: JSON.stringify({ input: 'bad key', stream: true }),
+    });
+    expect(await events(res)).toStrictEqual([
+      { event: 'error', data: { success: false, error: 'The model provider failed to answer', status: 502 } },
+    ]);
     expect(logged).toStrictEqual([refusedLine(res.headers.get('x-request-id'), id)]);
-    for (const secret of [ECHOED_KEY, PROVIDER_KEY, KEY, 'Be brief.', 'invalid_request_error']) expect(JSON.stringify(logged)).not.toContain(secret);
+    for (const secret of [ECHOED_KEY, PROVIDER_KEY, KEY, 'Be brief.', 'invalid_request_error'])
+      expect(JSON.stringify(logged)).not.toContain(secret);
   });
 });
 
 describe('tools through HTTP', () => {
-  test('the model calls the agent\'s tool, gets its result, and answers; only the turn is stored', async () => {
+  test("the model calls the agent's tool, gets its result, and answers; only the turn is stored", async () => {
     const id = await agent('calculator');
     const res = await call('POST', `/agents/${id}/run`, { input: 'add 2 and 3', session_id: 's' });
     expect(res).toMatchObject({ status: 200 });
     expect(res.body).toStrictEqual({
       success: true,
-      data: { output: 'The sum is 5.', session_id: 's', metadata: { model: 'gpt-4o-mini', tool_used: 'calculator', tokens: { prompt: 50, completion: 13, total: 63 }, omitted_messages: 0, cost: listCost(50, 13) } },
+      data: {
+        output: 'The sum is 5.',
+        session_id: 's',
+        metadata: {
+          model: 'gpt-4o-mini',
+          tool_used: 'calculator',
+          tokens: { prompt: 50, completion: 13, total: 63 },
+          omitted_messages: 0,
+          cost: listCost(50, 13),
+        },
+      },
       status: 200,
     });
     expect(fake.requests.map((r) => [r.tools, r.messages.at(-1)])).toStrictEqual([
@@ -173,13 +246,32 @@ describe('tools through HTTP', () => {
 describe('streaming through HTTP', () => {
   test('stream: true answers with server-sent events ending in done; the turn is stored', async () => {
     const id = await agent();
-    const res = await fetch(`${base}/agents/${id}/run`, { method: 'POST', headers: { 'x-api-key': KEY, 'content-type': 'application/json' }, body: JSON.stringify({ input: 'hi there', session_id: 's', stream: true }) });
+    const res = await fetch(`${base}/agents/${id}/run`, {
+      method: 'POST',
+      headers: { 'x-api-key': KEY, 'content-type': 'application/json' },
+      body: JSON.stringify({ input: 'hi there', session_id: 's', stream: true }),
+    });
     expect([res.status, res.headers.get('content-type')]).toStrictEqual([200, 'text/event-stream; charset=utf-8']);
     const got = await events(res);
-    expect(got.filter((e) => e.event === 'text-delta').map((e) => e.data.delta).join('')).toBe('Reply to: hi there');
+    expect(
+      got
+        .filter((e) => e.event === 'text-delta')
+        .map((e) => e.data.delta)
+        .join(''),
+    ).toBe('Reply to: hi there');
     expect(got.at(-1)).toStrictEqual({
       event: 'done',
-      data: { output: 'Reply to: hi there', session_id: 's', metadata: { model: 'gpt-4o-mini', tool_used: null, tokens: { prompt: 10, completion: 4, total: 14 }, omitted_messages: 0, cost: listCost(10, 4) } },
+      data: {
+        output: 'Reply to: hi there',
+        session_id: 's',
+        metadata: {
+          model: 'gpt-4o-mini',
+          tool_used: null,
+          tokens: { prompt: 10, completion: 4, total: 14 },
+          omitted_messages: 0,
+          cost: listCost(10, 4),
+        },
+      },
     });
     expect(got.filter((e) => e.event === 'done' || e.event === 'error')).toHaveLength(1);
     expect(fake.requests[0]!.stream).toBe(true);
@@ -188,33 +280,65 @@ describe('streaming through HTTP', () => {
 
   test('Accept: text/event-stream streams too, tool calls included', async () => {
     const id = await agent('calculator');
-    const res = await fetch(`${base}/agents/${id}/run`, { method: 'POST', headers: { 'x-api-key': KEY, 'content-type': 'application/json', accept: 'text/event-stream' }, body: JSON.stringify({ input: 'add 2 and 3' }) });
+    const res = await fetch(`${base}/agents/${id}/run`, {
+      method: 'POST',
+      headers: { 'x-api-key': KEY, 'content-type': 'application/json', accept: 'text/event-stream' },
+      body: JSON.stringify({ input: 'add 2 and 3' }),
+    });
     const got = await events(res);
     expect(got.filter((e) => e.event !== 'text-delta')).toStrictEqual([
       { event: 'tool-call', data: { tool_call_id: 'call_1', tool_name: 'add', input: { a: 2, b: 3 } } },
       { event: 'tool-result', data: { tool_call_id: 'call_1', tool_name: 'add', output: 5 } },
-      { event: 'done', data: { output: 'The sum is 5.', session_id: got.at(-1)!.data.session_id, metadata: { model: 'gpt-4o-mini', tool_used: 'calculator', tokens: { prompt: 50, completion: 13, total: 63 }, omitted_messages: 0, cost: listCost(50, 13) } } },
+      {
+        event: 'done',
+        data: {
+          output: 'The sum is 5.',
+          session_id: got.at(-1)!.data.session_id,
+          metadata: {
+            model: 'gpt-4o-mini',
+            tool_used: 'calculator',
+            tokens: { prompt: 50, completion: 13, total: 63 },
+            omitted_messages: 0,
+            cost: listCost(50, 13),
+          },
+        },
+      },
     ]);
   });
 
   test('a provider failure during a stream ends it with one error event carrying the envelope', async () => {
     const id = await agent();
-    const res = await fetch(`${base}/agents/${id}/run`, { method: 'POST', headers: { 'x-api-key': KEY, 'content-type': 'application/json' }, body: JSON.stringify({ input: 'fail', session_id: 's', stream: true }) });
+    const res = await fetch(`${base}/agents/${id}/run`, {
+      method: 'POST',
+      headers: { 'x-api-key': KEY, 'content-type': 'application/json' },
+      body: JSON.stringify({ input: 'fail', session_id: 's', stream: true }),
+    });
     expect(res.status).toBe(200);
-    expect(await events(res)).toStrictEqual([{ event: 'error', data: { success: false, error: 'The model provider failed to answer', status: 502 } }]);
+    expect(await events(res)).toStrictEqual([
+      { event: 'error', data: { success: false, error: 'The model provider failed to answer', status: 502 } },
+    ]);
     expect(await history(id, 's')).toStrictEqual([]);
   });
 
   test('failures before the stream starts are plain JSON errors', async () => {
     const res = await call('POST', '/agents/agt_missing/run', { input: 'x', stream: true });
-    expect([res.status, res.headers.get('content-type'), res.body]).toStrictEqual([404, 'application/json; charset=utf-8', { success: false, error: 'Agent not found', status: 404 }]);
+    expect([res.status, res.headers.get('content-type'), res.body]).toStrictEqual([
+      404,
+      'application/json; charset=utf-8',
+      { success: false, error: 'Agent not found', status: 404 },
+    ]);
   });
 
   test('a client that disconnects mid-stream aborts the model call; the session is unchanged', async () => {
     const id = await agent();
     await call('POST', `/agents/${id}/run`, { input: 'hello', session_id: 's' });
     const controller = new AbortController();
-    const res = await fetch(`${base}/agents/${id}/run`, { method: 'POST', headers: { 'x-api-key': KEY, 'content-type': 'application/json' }, body: JSON.stringify({ input: 'slow stream', session_id: 's', stream: true }), signal: controller.signal });
+    const res = await fetch(`${base}/agents/${id}/run`, {
+      method: 'POST',
+      headers: { 'x-api-key': KEY, 'content-type': 'application/json' },
+      body: JSON.stringify({ input: 'slow stream', session_id: 's', stream: true }),
+      signal: controller.signal,
+    });
     const reader = res.body!.getReader();
     const { value } = await reader.read();
     expect(new TextDecoder().decode(value)).toContain('event: text-delta');
@@ -238,94 +362,134 @@ describe('streaming through HTTP', () => {
 
 const PROVIDER_FAILED = { success: false, error: 'The model provider failed to answer', status: 502 };
 
-describe.each(['chat', 'responses'] as const)('provider answers that are not what was asked for, over the %s API', (api) => {
-  beforeEach(async () => {
-    await stop();
-    await serve(api);
-  });
+describe.each(['chat', 'responses'] as const)(
+  'provider answers that are not what was asked for, over the %s API',
+  (api) => {
+    beforeEach(async () => {
+      await stop();
+      await serve(api);
+    });
 
-  const stream = (id: string, input: string) =>
-    fetch(`${base}/agents/${id}/run`, { method: 'POST', headers: { 'x-api-key': KEY, 'content-type': 'application/json' }, body: JSON.stringify({ input, session_id: 's', stream: true }) });
+    const stream = (id: string, input: string) =>
+      fetch(`${base}/agents/${id}/run`, {
+        method: 'POST',
+        headers: { 'x-api-key': KEY, 'content-type': 'application/json' },
+        body: JSON.stringify({ input, session_id: 's', stream: true }),
+      });
 
-  /** An agent whose session `s` holds one turn; the provider answers the input `x` with `reply`. */
-  async function agentAnswering(reply: FakeOpenAIReply) {
-    fake.reply((request) => (request.messages.at(-1)?.content === 'x' ? reply : behaviour(request)));
-    const id = await agent();
-    await call('POST', `/agents/${id}/run`, { input: 'hello', session_id: 's' });
-    return id;
-  }
+    /** An agent whose session `s` holds one turn; the provider answers the input `x` with `reply`. */
+    async function agentAnswering(reply: FakeOpenAIReply) {
+      fake.reply((request) => (request.messages.at(-1)?.content === 'x' ? reply : behaviour(request)));
+      const id = await agent();
+      await call('POST', `/agents/${id}/run`, { input: 'hello', session_id: 's' });
+      return id;
+    }
 
-  /** Nothing of the failed runs was stored, and the session's lock is free: the next run goes through at once. */
-  async function expectSessionUnchanged(id: string) {
-    expect((await call('POST', `/agents/${id}/run`, { input: 'again', session_id: 's' })).status).toBe(200);
-    expect(await history(id, 's')).toStrictEqual(['hello', 'Reply to: hello', 'again', 'Reply to: again']);
-  }
+    /** Nothing of the failed runs was stored, and the session's lock is free: the next run goes through at once. */
+    async function expectSessionUnchanged(id: string) {
+      expect((await call('POST', `/agents/${id}/run`, { input: 'again', session_id: 's' })).status).toBe(200);
+      expect(await history(id, 's')).toStrictEqual(['hello', 'Reply to: hello', 'again', 'Reply to: again']);
+    }
 
-  test.each<[string, FakeOpenAIReply]>([
-    ['an HTML page', { raw: '<html><body><h1>502 Bad Gateway</h1></body></html>', contentType: 'text/html' }],
-    ['an empty body', { raw: '' }],
-    ['JSON without choices or output', { status: 200, body: { id: 'x', object: 'chat.completion', created: 1_700_000_000, model: 'gpt-4o-mini' } }],
-  ])('%s: a plain run answers 502, a streamed run ends in one error event with the same envelope; nothing is stored', async (_, reply) => {
-    const id = await agentAnswering(reply);
-    const plain = await call('POST', `/agents/${id}/run`, { input: 'x', session_id: 's' });
-    expect([plain.status, plain.body]).toStrictEqual([502, PROVIDER_FAILED]);
-    const res = await stream(id, 'x');
-    expect(res.status).toBe(200);
-    expect(await events(res)).toStrictEqual([{ event: 'error', data: PROVIDER_FAILED }]);
-    expect(logged.map((l) => [l.message, l.fields.status])).toStrictEqual([
-      [PROVIDER_FAILED.error, 502],
-      [PROVIDER_FAILED.error, 502],
-    ]);
-    await expectSessionUnchanged(id);
-    expect(fake.requests.map((r) => [r.messages.at(-1)?.content, r.stream])).toStrictEqual([
-      ['hello', false],
-      ['x', false],
-      ['x', true],
-      ['again', false],
-    ]);
-  });
+    test.each<[string, FakeOpenAIReply]>([
+      ['an HTML page', { raw: '<html><body><h1>502 Bad Gateway</h1></body></html>', contentType: 'text/html' }],
+      ['an empty body', { raw: '' }],
+      [
+        'JSON without choices or output',
+        { status: 200, body: { id: 'x', object: 'chat.completion', created: 1_700_000_000, model: 'gpt-4o-mini' } },
+      ],
+    ])(
+      '%s: a plain run answers 502, a streamed run ends in one error event with the same envelope; nothing is stored',
+      async (_, reply) => {
+        const id = await agentAnswering(reply);
+        const plain = await call('POST', `/agents/${id}/run`, { input: 'x', session_id: 's' });
+        expect([plain.status, plain.body]).toStrictEqual([502, PROVIDER_FAILED]);
+        const res = await stream(id, 'x');
+        expect(res.status).toBe(200);
+        expect(await events(res)).toStrictEqual([{ event: 'error', data: PROVIDER_FAILED }]);
+        expect(logged.map((l) => [l.message, l.fields.status])).toStrictEqual([
+          [PROVIDER_FAILED.error, 502],
+          [PROVIDER_FAILED.error, 502],
+        ]);
+        await expectSessionUnchanged(id);
+        expect(fake.requests.map((r) => [r.messages.at(-1)?.content, r.stream])).toStrictEqual([
+          ['hello', false],
+          ['x', false],
+          ['x', true],
+          ['again', false],
+        ]);
+      },
+    );
 
-  test('a streamed run answered with a whole completion instead of a stream ends in the error event; nothing is stored', async () => {
-    const id = await agentAnswering({ text: 'Reply to: x', usage: { input: 10, output: 3 }, stream: false });
-    expect(await events(await stream(id, 'x'))).toStrictEqual([{ event: 'error', data: PROVIDER_FAILED }]);
-    await expectSessionUnchanged(id);
-  });
+    test('a streamed run answered with a whole completion instead of a stream ends in the error event; nothing is stored', async () => {
+      const id = await agentAnswering({ text: 'Reply to: x', usage: { input: 10, output: 3 }, stream: false });
+      expect(await events(await stream(id, 'x'))).toStrictEqual([{ event: 'error', data: PROVIDER_FAILED }]);
+      await expectSessionUnchanged(id);
+    });
 
-  test('a plain run answered with a stream instead of a completion is a 502; nothing is stored', async () => {
-    const id = await agentAnswering({ text: 'Reply to: x', usage: { input: 10, output: 3 }, stream: true });
-    const plain = await call('POST', `/agents/${id}/run`, { input: 'x', session_id: 's' });
-    expect([plain.status, plain.body]).toStrictEqual([502, PROVIDER_FAILED]);
-    await expectSessionUnchanged(id);
-  });
+    test('a plain run answered with a stream instead of a completion is a 502; nothing is stored', async () => {
+      const id = await agentAnswering({ text: 'Reply to: x', usage: { input: 10, output: 3 }, stream: true });
+      const plain = await call('POST', `/agents/${id}/run`, { input: 'x', session_id: 's' });
+      expect([plain.status, plain.body]).toStrictEqual([502, PROVIDER_FAILED]);
+      await expectSessionUnchanged(id);
+    });
 
-  test('a stream cut off before the provider finished it ends in the error event after the text so far; nothing is stored', async () => {
-    const id = await agentAnswering({ text: 'one two three', chunks: ['one ', 'two ', 'three'], usage: { input: 10, output: 3 }, unfinished: true });
-    expect(await events(await stream(id, 'x'))).toStrictEqual([
-      { event: 'text-delta', data: { delta: 'one ' } },
-      { event: 'text-delta', data: { delta: 'two ' } },
-      { event: 'text-delta', data: { delta: 'three' } },
-      { event: 'error', data: PROVIDER_FAILED },
-    ]);
-    await expectSessionUnchanged(id);
-  });
+    test('a stream cut off before the provider finished it ends in the error event after the text so far; nothing is stored', async () => {
+      const id = await agentAnswering({
+        text: 'one two three',
+        chunks: ['one ', 'two ', 'three'],
+        usage: { input: 10, output: 3 },
+        unfinished: true,
+      });
+      expect(await events(await stream(id, 'x'))).toStrictEqual([
+        { event: 'text-delta', data: { delta: 'one ' } },
+        { event: 'text-delta', data: { delta: 'two ' } },
+        { event: 'text-delta', data: { delta: 'three' } },
+        { event: 'error', data: PROVIDER_FAILED },
+      ]);
+      await expectSessionUnchanged(id);
+    });
 
-  test('an empty answer the provider did finish is a success, streamed or not, and is stored', async () => {
-    const id = await agentAnswering({ text: '', usage: { input: 10, output: 0 } });
-    const done = { output: '', session_id: 's', metadata: { model: 'gpt-4o-mini', tool_used: null, tokens: { prompt: 10, completion: 0, total: 10 }, omitted_messages: 0, cost: listCost(10, 0) } };
-    expect(await events(await stream(id, 'x'))).toStrictEqual([{ event: 'done', data: done }]);
-    expect(await call('POST', `/agents/${id}/run`, { input: 'x', session_id: 's' })).toMatchObject({ status: 200, body: { success: true, data: done } });
-    expect(await history(id, 's')).toStrictEqual(['hello', 'Reply to: hello', 'x', '', 'x', '']);
-    expect(logged).toStrictEqual([]);
-  });
-});
+    test('an empty answer the provider did finish is a success, streamed or not, and is stored', async () => {
+      const id = await agentAnswering({ text: '', usage: { input: 10, output: 0 } });
+      const done = {
+        output: '',
+        session_id: 's',
+        metadata: {
+          model: 'gpt-4o-mini',
+          tool_used: null,
+          tokens: { prompt: 10, completion: 0, total: 10 },
+          omitted_messages: 0,
+          cost: listCost(10, 0),
+        },
+      };
+      expect(await events(await stream(id, 'x'))).toStrictEqual([{ event: 'done', data: done }]);
+      expect(await call('POST', `/agents/${id}/run`, { input: 'x', session_id: 's' })).toMatchObject({
+        status: 200,
+        body: { success: true, data: done },
+      });
+      expect(await history(id, 's')).toStrictEqual(['hello', 'Reply to: hello', 'x', '', 'x', '']);
+      expect(logged).toStrictEqual([]);
+    });
+  },
+);
 
 describe('clients that give up', () => {
   test('a run abandoned while it waits for its session is not a server error', async () => {
     const id = await agent();
-    const slow = fetch(`${base}/agents/${id}/run`, { method: 'POST', headers: { 'x-api-key': KEY, 'content-type': 'application/json' }, body: JSON.stringify({ input: 'steady stream', session_id: 's', stream: true }) }).then((r) => r.text());
+    const slow = fetch(`${base}/agents/${id}/run`, {
+      method: 'POST',
+      headers: { 'x-api-key': KEY, 'content-type': 'application/json' },
+      body: JSON.stringify({ input: 'steady stream', session_id: 's', stream: true }),
+    }).then((r) => r.text());
     await new Promise((resolve) => setTimeout(resolve, 50));
     const controller = new AbortController();
-    const waiting = fetch(`${base}/agents/${id}/run`, { method: 'POST', headers: { 'x-api-key': KEY, 'content-type': 'application/json' }, body: JSON.stringify({ input: 'behind', session_id: 's' }), signal: controller.signal }).catch((e: Error) => e.name);
+    const waiting = fetch(`${base}/agents/${id}/run`, {
+      method: 'POST',
+      headers: { 'x-api-key': KEY, 'content-type': 'application/json' },
+      body: JSON.stringify({ input: 'behind', session_id: 's' }),
+      signal: controller.signal,
+    }).catch((e: Error) => e.name);
     await new Promise((resolve) => setTimeout(resolve, 50));
     controller.abort();
     expect(await waiting).toBe('AbortError');
@@ -344,12 +508,24 @@ describe('sessions through HTTP', () => {
     const list = await call('GET', `/agents/${id}/sessions?limit=1`);
     expect(list.body.data.sessions.map((s: { session_id: string }) => s.session_id)).toStrictEqual(['b']);
     const next = await call('GET', `/agents/${id}/sessions?limit=1&cursor=${list.body.data.next_cursor}`);
-    expect([next.body.data.sessions.map((s: { session_id: string }) => s.session_id), next.body.data.next_cursor]).toStrictEqual([['a'], null]);
+    expect([
+      next.body.data.sessions.map((s: { session_id: string }) => s.session_id),
+      next.body.data.next_cursor,
+    ]).toStrictEqual([['a'], null]);
     const one = await call('GET', `/agents/${id}/sessions/a`);
     expect(one.body.data.messages.map((m: { content: string }) => m.content)).toStrictEqual(['one', 'Reply to: one']);
-    expect(await call('DELETE', `/agents/${id}/sessions/a`)).toMatchObject({ status: 200, body: { success: true, data: { session_id: 'a', deleted: true }, status: 200 } });
-    expect(await call('GET', `/agents/${id}/sessions/a`)).toMatchObject({ status: 404, body: { success: false, error: 'Session not found', status: 404 } });
-    expect(await call('GET', `/agents/${id}/sessions?limit=abc`)).toMatchObject({ status: 400, body: { details: { limit: { message: 'limit must be a whole number from 1 to 100' } } } });
+    expect(await call('DELETE', `/agents/${id}/sessions/a`)).toMatchObject({
+      status: 200,
+      body: { success: true, data: { session_id: 'a', deleted: true }, status: 200 },
+    });
+    expect(await call('GET', `/agents/${id}/sessions/a`)).toMatchObject({
+      status: 404,
+      body: { success: false, error: 'Session not found', status: 404 },
+    });
+    expect(await call('GET', `/agents/${id}/sessions?limit=abc`)).toMatchObject({
+      status: 400,
+      body: { details: { limit: { message: 'limit must be a whole number from 1 to 100' } } },
+    });
     const put = await call('PUT', `/agents/${id}/sessions/a`, {});
     expect([put.status, put.headers.get('allow')]).toStrictEqual([405, 'GET, HEAD, DELETE']);
   });

@@ -18,7 +18,11 @@ export interface RawResponse {
  * Connects to `port`, writes `parts` one after another, `gapMs` apart (a slow client), and resolves
  * once the server has closed the connection. Writing stops when the server closes.
  */
-export function exchange(port: number, parts: readonly string[], options: { gapMs?: number } = {}): Promise<RawExchange> {
+export function exchange(
+  port: number,
+  parts: readonly string[],
+  options: { gapMs?: number } = {},
+): Promise<RawExchange> {
   const socket = connect(port, '127.0.0.1');
   const started = Date.now();
   let received = '';
@@ -49,7 +53,9 @@ export function parseResponse(raw: string): RawResponse {
   const end = raw.indexOf('\r\n\r\n');
   if (end < 0) throw new Error(`no complete response head in ${JSON.stringify(raw)}`);
   const [statusLine, ...lines] = raw.slice(0, end).split('\r\n');
-  const headers = Object.fromEntries(lines.map((line) => [line.slice(0, line.indexOf(':')).toLowerCase(), line.slice(line.indexOf(':') + 1).trim()]));
+  const headers = Object.fromEntries(
+    lines.map((line) => [line.slice(0, line.indexOf(':')).toLowerCase(), line.slice(line.indexOf(':') + 1).trim()]),
+  );
   const text = raw.slice(end + 4);
   try {
     return { statusLine: statusLine!, headers, body: JSON.parse(text) };
@@ -59,7 +65,12 @@ export function parseResponse(raw: string): RawResponse {
 }
 
 /** The whole raw response an envelope refusal of `status` is (see `answerClientErrors`). */
-export function envelopeResponse(status: number, reason: string, error: string, extraHeaders: Record<string, string> = {}): RawResponse {
+export function envelopeResponse(
+  status: number,
+  reason: string,
+  error: string,
+  extraHeaders: Record<string, string> = {},
+): RawResponse {
   const body = { success: false, error, status };
   return {
     statusLine: `HTTP/1.1 ${status} ${reason}`,

@@ -1,6 +1,6 @@
-import { OpenTelemetry } from '@ai-sdk/otel';
 import { AgentService, echoModels } from '@agenthost/core';
 import { MemoryStore } from '@agenthost/storage';
+import { OpenTelemetry } from '@ai-sdk/otel';
 import { context, trace } from '@opentelemetry/api';
 import { AsyncLocalStorageContextManager } from '@opentelemetry/context-async-hooks';
 import { InMemorySpanExporter, SimpleSpanProcessor, TracerProvider } from '@opentelemetry/sdk-trace';
@@ -19,11 +19,27 @@ afterAll(() => provider.shutdown());
 const KEY = 'key-trace-0123456789abcdef';
 
 test("a run's span carries model and tokens, under the request's span, over the AI SDK's GenAI spans of the model call", async () => {
-  const service = new AgentService({ store: new MemoryStore(), models: echoModels(), telemetry: { enabled: true, integrations: [new OpenTelemetry()] } });
-  const app = express().use('/api/v1', createAgentRouter(service, { resolveKey: staticKeys([{ account: 'acme', key: KEY }]), tracing: true }));
-  const agentId = (await request(app).post('/api/v1/agents').set('x-api-key', KEY).send({ name: 'A', instruction: 'Be brief.', model: 'echo' })).body.data.agent_id;
+  const service = new AgentService({
+    store: new MemoryStore(),
+    models: echoModels(),
+    telemetry: { enabled: true, integrations: [new OpenTelemetry()] },
+  });
+  const app = express().use(
+    '/api/v1',
+    createAgentRouter(service, { resolveKey: staticKeys([{ account: 'acme', key: KEY }]), tracing: true }),
+  );
+  const agentId = (
+    await request(app)
+      .post('/api/v1/agents')
+      .set('x-api-key', KEY)
+      .send({ name: 'A', instruction: 'Be brief.', model: 'echo' })
+  ).body.data.agent_id;
   exporter.reset();
-  const res = await request(app).post(`/api/v1/agents/${agentId}/run`).set('x-api-key', KEY).set('x-request-id', 'req-traced').send({ input: 'trace me', session_id: 's1' });
+  const res = await request(app)
+    .post(`/api/v1/agents/${agentId}/run`)
+    .set('x-api-key', KEY)
+    .set('x-request-id', 'req-traced')
+    .send({ input: 'trace me', session_id: 's1' });
   expect(res.status).toBe(200);
   await new Promise((resolve) => setTimeout(resolve, 50));
 
@@ -31,7 +47,12 @@ test("a run's span carries model and tokens, under the request's span, over the 
   const http = spans.find((s) => s.name === 'POST /api/v1/agents/:agentId/run');
   const run = spans.find((s) => s.name === 'agenthost.run');
   const modelCall = spans.find((s) => s.name === 'chat echo');
-  expect(http?.attributes).toMatchObject({ 'http.route': '/api/v1/agents/:agentId/run', 'http.response.status_code': 200, 'agenthost.request_id': 'req-traced', 'agenthost.account': 'acme' });
+  expect(http?.attributes).toMatchObject({
+    'http.route': '/api/v1/agents/:agentId/run',
+    'http.response.status_code': 200,
+    'agenthost.request_id': 'req-traced',
+    'agenthost.account': 'acme',
+  });
   expect(run?.attributes).toStrictEqual({
     'agenthost.agent_id': agentId,
     'agenthost.session_id': 's1',
@@ -42,7 +63,10 @@ test("a run's span carries model and tokens, under the request's span, over the 
     'agenthost.outcome': 'ok',
   });
   expect(run?.parentSpanContext?.spanId).toBe(http?.spanContext().spanId);
-  expect(modelCall?.attributes).toMatchObject({ 'gen_ai.request.model': 'echo', 'gen_ai.usage.input_tokens': res.body.data.metadata.tokens.prompt });
+  expect(modelCall?.attributes).toMatchObject({
+    'gen_ai.request.model': 'echo',
+    'gen_ai.usage.input_tokens': res.body.data.metadata.tokens.prompt,
+  });
   // The AI SDK's spans (invoke_agent, step, chat) nest under the run's.
   const agentSpan = spans.find((s) => s.name.startsWith('invoke_agent'));
   expect(agentSpan?.parentSpanContext?.spanId).toBe(run?.spanContext().spanId);

@@ -2,7 +2,7 @@ import { afterAll, describe, expect, test } from 'vitest';
 import { loadDeploymentSecret } from './deployment-secret.js';
 import { MemoryStore } from './memory-store.js';
 import { openStore } from './open-store.js';
-import { REDIS_URL, clearRedis, runNamespace } from './test-services.js';
+import { clearRedis, REDIS_URL, runNamespace } from './test-services.js';
 
 describe('loadDeploymentSecret', () => {
   test('makes 32 random bytes (base64url) once and keeps them in the store', async () => {

@@ -7,10 +7,9 @@ import { afterAll, describe, expect, test } from 'vitest';
 import { KeyvStore } from './keyv-store.js';
 import { openStore } from './open-store.js';
 import { storageContractTests } from './test.js';
-import { DATABASE_URL, REDIS_URL, agentRecord, clearPostgres, clearRedis, runNamespace } from './test-services.js';
+import { agentRecord, clearPostgres, clearRedis, DATABASE_URL, REDIS_URL, runNamespace } from './test-services.js';
 
-
-describe('KeyvStore over Keyv\'s in-memory Map', () => {
+describe("KeyvStore over Keyv's in-memory Map", () => {
   storageContractTests({ describe, test }, () => new KeyvStore(new Keyv({ throwOnErrors: true })));
 
   test('keys are bounded and hold no id in clear', async () => {
@@ -18,7 +17,9 @@ describe('KeyvStore over Keyv\'s in-memory Map', () => {
     const store = new KeyvStore(new Keyv({ store: map, throwOnErrors: true }));
     const longAccount = `acct-${'x'.repeat(500)}`;
     await store.createAgent(longAccount, agentRecord('agt_secret_id'));
-    await store.appendMessages({ accountId: longAccount, agentId: 'agt_secret_id', sessionId: 'ses_visible?' }, [{ role: 'user', content: 'hi', created_at: 'x' }]);
+    await store.appendMessages({ accountId: longAccount, agentId: 'agt_secret_id', sessionId: 'ses_visible?' }, [
+      { role: 'user', content: 'hi', created_at: 'x' },
+    ]);
     const keys = [...map.keys()];
     // The agent, the account's agent index (entry, count) and the agent's place in it, the agent's
     // session index (entry, count), one message and the session's meta record.
@@ -50,10 +51,16 @@ describe('KeyvStore over Keyv\'s in-memory Map', () => {
       () => store.listAgents('a'),
       () => store.createAgent('a', agentRecord('b')),
       () => store.readMessages({ accountId: 'a', agentId: 'b', sessionId: 'c' }),
-      () => store.appendMessages({ accountId: 'a', agentId: 'b', sessionId: 'c' }, [{ role: 'user', content: 'x', created_at: 'y' }]),
+      () =>
+        store.appendMessages({ accountId: 'a', agentId: 'b', sessionId: 'c' }, [
+          { role: 'user', content: 'x', created_at: 'y' },
+        ]),
     ]) {
       const error = await call().catch((e: unknown) => e);
-      expect(AgentHostError.isInstance(error) && [error.code, error.message]).toStrictEqual(['storage_unavailable', 'Storage is unavailable; retry later']);
+      expect(AgentHostError.isInstance(error) && [error.code, error.message]).toStrictEqual([
+        'storage_unavailable',
+        'Storage is unavailable; retry later',
+      ]);
     }
   });
 
@@ -91,13 +98,21 @@ describe('KeyvStore over Keyv\'s in-memory Map', () => {
       const { map, store, crashAt } = crashingStore('set', 'apikey-id:');
       await store.createKey(legacy());
       crashAt.on = true;
-      await expect(store.moveKey('key_moving', legacy().digest, to)).rejects.toMatchObject({ code: 'storage_unavailable' });
+      await expect(store.moveKey('key_moving', legacy().digest, to)).rejects.toMatchObject({
+        code: 'storage_unavailable',
+      });
       crashAt.on = false;
-      expect([await store.findKeyByDigest(to), await store.findKeyByDigest(legacy().digest)]).toStrictEqual([undefined, legacy()]);
+      expect([await store.findKeyByDigest(to), await store.findKeyByDigest(legacy().digest)]).toStrictEqual([
+        undefined,
+        legacy(),
+      ]);
       expect(await store.updateKey(revoked)).toBe(true);
       expect([await store.listKeys(), await store.getKey('key_moving')]).toStrictEqual([[revoked], revoked]);
       expect(await store.moveKey('key_moving', legacy().digest, to)).toBe(true);
-      expect([await store.findKeyByDigest(to), await store.findKeyByDigest(legacy().digest)]).toStrictEqual([{ ...revoked, digest: to }, undefined]);
+      expect([await store.findKeyByDigest(to), await store.findKeyByDigest(legacy().digest)]).toStrictEqual([
+        { ...revoked, digest: to },
+        undefined,
+      ]);
       expect(JSON.stringify([...map])).not.toContain(legacy().digest);
     });
 
@@ -105,15 +120,20 @@ describe('KeyvStore over Keyv\'s in-memory Map', () => {
       const { map, store, crashAt } = crashingStore('delete', `apikey:${legacy().digest}`);
       await store.createKey(legacy());
       crashAt.on = true;
-      await expect(store.moveKey('key_moving', legacy().digest, to)).rejects.toMatchObject({ code: 'storage_unavailable' });
-      expect([await store.findKeyByDigest(to), await store.findKeyByDigest(legacy().digest)]).toStrictEqual([{ ...legacy(), digest: to }, undefined]);
-      expect(await store.moveKey('key_moving', legacy().digest, to)).toBe(false);
-      expect(await store.updateKey(revoked)).toBe(true);
-      expect([await store.listKeys(), await store.getKey('key_moving'), await store.findKeyByDigest(legacy().digest)]).toStrictEqual([
-        [{ ...revoked, digest: to }],
-        { ...revoked, digest: to },
+      await expect(store.moveKey('key_moving', legacy().digest, to)).rejects.toMatchObject({
+        code: 'storage_unavailable',
+      });
+      expect([await store.findKeyByDigest(to), await store.findKeyByDigest(legacy().digest)]).toStrictEqual([
+        { ...legacy(), digest: to },
         undefined,
       ]);
+      expect(await store.moveKey('key_moving', legacy().digest, to)).toBe(false);
+      expect(await store.updateKey(revoked)).toBe(true);
+      expect([
+        await store.listKeys(),
+        await store.getKey('key_moving'),
+        await store.findKeyByDigest(legacy().digest),
+      ]).toStrictEqual([[{ ...revoked, digest: to }], { ...revoked, digest: to }, undefined]);
       // The stale copy is still there, unread: a crash at this point leaves it behind.
       expect(map.get(`keyv:apikey:${legacy().digest}`)).toBeDefined();
     });
@@ -130,17 +150,28 @@ describe('KeyvStore over Keyv\'s in-memory Map', () => {
 describe('KeyvStore over SQLite', async () => {
   const dir = await mkdtemp(join(tmpdir(), 'agenthost-sqlite-'));
   afterAll(() => rm(dir, { recursive: true, force: true }));
-  storageContractTests({ describe, test }, async (scope) => (await openStore(`sqlite://${join(dir, `${scope}.sqlite`)}`)).store);
+  storageContractTests(
+    { describe, test },
+    async (scope) => (await openStore(`sqlite://${join(dir, `${scope}.sqlite`)}`)).store,
+  );
 });
 
 describe('KeyvStore over Redis', () => {
   const namespace = runNamespace('redis');
   afterAll(() => clearRedis(namespace));
-  storageContractTests({ describe, test }, async (scope) => (await openStore(REDIS_URL, { namespace: `${namespace}-${scope}` })).store, { sharesData: true });
+  storageContractTests(
+    { describe, test },
+    async (scope) => (await openStore(REDIS_URL, { namespace: `${namespace}-${scope}` })).store,
+    { sharesData: true },
+  );
 });
 
 describe('KeyvStore over Postgres', () => {
   const namespace = runNamespace('pg');
   afterAll(() => clearPostgres(namespace));
-  storageContractTests({ describe, test }, async (scope) => (await openStore(DATABASE_URL, { namespace: `${namespace}-${scope}` })).store, { sharesData: true });
+  storageContractTests(
+    { describe, test },
+    async (scope) => (await openStore(DATABASE_URL, { namespace: `${namespace}-${scope}` })).store,
+    { sharesData: true },
+  );
 });

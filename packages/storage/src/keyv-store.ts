@@ -1,8 +1,6 @@
 import { createHash } from 'node:crypto';
 import {
   AgentHostError,
-  StorageUnavailableError,
-  inProcessLocks,
   type AgentPage,
   type AgentRecord,
   type AgentStore,
@@ -11,6 +9,7 @@ import {
   type HostSecretStore,
   type IdempotencyRecord,
   type IdempotencyStore,
+  inProcessLocks,
   type Lease,
   type LockProvider,
   type MessageWindow,
@@ -18,6 +17,7 @@ import {
   type SessionMessage,
   type SessionPage,
   type SessionRef,
+  StorageUnavailableError,
 } from '@agenthost/core';
 import type Keyv from 'keyv';
 import { withDeadline } from './deadline.js';
@@ -98,7 +98,10 @@ export class KeyvStore implements AgentStore, ApiKeyStore, IdempotencyStore, Hos
     });
   }
 
-  async listAgentsPage(accountId: string, { limit, after, order }: { limit: number; after?: number; order: 'asc' | 'desc' }): Promise<AgentPage> {
+  async listAgentsPage(
+    accountId: string,
+    { limit, after, order }: { limit: number; after?: number; order: 'asc' | 'desc' },
+  ): Promise<AgentPage> {
     const index = `agents:${digest(accountId)}`;
     const n = await this.#count(`${index}:n`);
     const step = order === 'asc' ? 1 : -1;
@@ -108,7 +111,9 @@ export class KeyvStore implements AgentStore, ApiKeyStore, IdempotencyStore, Hos
     while (pos >= 0 && pos < n && agents.length < limit) {
       // Read a little more than needed: entries of deleted agents are skipped.
       const want = limit - agents.length + 4;
-      const positions = range(0, want).map((i) => pos + i * step).filter((p) => p >= 0 && p < n);
+      const positions = range(0, want)
+        .map((i) => pos + i * step)
+        .filter((p) => p >= 0 && p < n);
       const found = await this.#liveAgents(accountId, index, positions);
       for (const p of positions) {
         if (agents.length === limit) break;
@@ -139,9 +144,12 @@ export class KeyvStore implements AgentStore, ApiKeyStore, IdempotencyStore, Hos
     const count = await this.#count(`${sessions}:n`);
     for (let i = 0; i < count; i += BATCH) {
       const ids = await this.#getMany<string>(range(i, Math.min(count, i + BATCH)).map((j) => `${sessions}:${j}`));
-      for (const sessionId of new Set(ids.filter((id): id is string => typeof id === 'string'))) await this.deleteSession({ accountId, agentId, sessionId });
+      for (const sessionId of new Set(ids.filter((id): id is string => typeof id === 'string')))
+        await this.deleteSession({ accountId, agentId, sessionId });
     }
-    await this.#call(() => this.#keyv.deleteMany([...range(0, count).map((j) => `${sessions}:${j}`), `${sessions}:n`, `${key}:pos`]));
+    await this.#call(() =>
+      this.#keyv.deleteMany([...range(0, count).map((j) => `${sessions}:${j}`), `${sessions}:n`, `${key}:pos`]),
+    );
     return true;
   }
 
@@ -150,10 +158,12 @@ export class KeyvStore implements AgentStore, ApiKeyStore, IdempotencyStore, Hos
     const ids = await this.#getMany<string | null>(positions.map((p) => `${index}:${p}`));
     // Every entry below the count was written before the count moved: a gap means the read failed
     // (Keyv's fallback getMany turns errors into gaps). A deleted agent leaves `null`.
-    if (ids.some((id) => id === undefined)) throw new StorageUnavailableError({ message: 'An agent index could not be read whole' });
+    if (ids.some((id) => id === undefined))
+      throw new StorageUnavailableError({ message: 'An agent index could not be read whole' });
     const live = positions.flatMap((p, i) => (ids[i] ? [{ p, id: ids[i]! }] : []));
     const agents = await this.#getMany<AgentRecord>(live.map(({ id }) => `agent:${digest(accountId, id)}`));
-    if (agents.some((a) => a === undefined)) throw new StorageUnavailableError({ message: 'An agent could not be read' });
+    if (agents.some((a) => a === undefined))
+      throw new StorageUnavailableError({ message: 'An agent could not be read' });
     return new Map(live.flatMap(({ p }, i) => (agents[i] ? [[p, agents[i]!] as const] : [])));
   }
 
@@ -171,13 +181,16 @@ export class KeyvStore implements AgentStore, ApiKeyStore, IdempotencyStore, Hos
     if (messages.length === 0) return;
     const key = sessionKey(session);
     await this.#locked(`append:${key}`, async (lease) => {
-      const meta = (await this.#call(() => this.#keyv.get<SessionMeta>(`${key}:meta`))) ?? (await this.#register(session, messages[0]!.created_at));
+      const meta =
+        (await this.#call(() => this.#keyv.get<SessionMeta>(`${key}:meta`))) ??
+        (await this.#register(session, messages[0]!.created_at));
       for (let i = 0; i < messages.length; i += BATCH) {
         const entries = messages.slice(i, i + BATCH).map((value, j) => ({ key: `${key}:${meta.n + i + j}`, value }));
         // Adapters with a native setMany resolve to nothing and throw on failure (throwOnErrors);
         // Keyv's fallback resolves to one boolean per entry.
         const stored: unknown = await this.#call(() => this.#keyv.setMany(entries));
-        if (Array.isArray(stored) && stored.some((ok) => !ok)) throw new StorageUnavailableError({ message: 'Storage did not confirm a write' });
+        if (Array.isArray(stored) && stored.some((ok) => !ok))
+          throw new StorageUnavailableError({ message: 'Storage did not confirm a write' });
       }
       this.#stillHeld(lease);
       await this.#set(`${key}:meta`, { ...meta, n: meta.n + messages.length, updated_at: messages.at(-1)!.created_at });
@@ -188,9 +201,12 @@ export class KeyvStore implements AgentStore, ApiKeyStore, IdempotencyStore, Hos
     const key = sessionKey(session);
     const n = (await this.#call(() => this.#keyv.get<SessionMeta>(`${key}:meta`)))?.n ?? 0;
     const [from, to] =
-      'offset' in window ? [Math.min(n, window.offset), Math.min(n, window.offset + window.limit)] : [window.last === undefined ? 0 : Math.max(0, n - window.last), n];
+      'offset' in window
+        ? [Math.min(n, window.offset), Math.min(n, window.offset + window.limit)]
+        : [window.last === undefined ? 0 : Math.max(0, n - window.last), n];
     const messages = await this.#getMany<SessionMessage>(range(from, to).map((i) => `${key}:${i}`));
-    if (messages.some((m) => m === undefined)) throw new StorageUnavailableError({ message: 'A stored conversation is incomplete' });
+    if (messages.some((m) => m === undefined))
+      throw new StorageUnavailableError({ message: 'A stored conversation is incomplete' });
     return messages as SessionMessage[];
   }
 
@@ -199,7 +215,11 @@ export class KeyvStore implements AgentStore, ApiKeyStore, IdempotencyStore, Hos
     return meta && info(meta);
   }
 
-  async listSessions(accountId: string, agentId: string, { limit, before }: { limit: number; before?: number }): Promise<SessionPage> {
+  async listSessions(
+    accountId: string,
+    agentId: string,
+    { limit, before }: { limit: number; before?: number },
+  ): Promise<SessionPage> {
     const index = `sessions:${digest(accountId, agentId)}`;
     const n = await this.#count(`${index}:n`);
     const sessions: SessionInfo[] = [];
@@ -209,7 +229,9 @@ export class KeyvStore implements AgentStore, ApiKeyStore, IdempotencyStore, Hos
       const positions = range(Math.max(0, pos - (limit - sessions.length) - 4), pos).reverse();
       const ids = await this.#getMany<string>(positions.map((i) => `${index}:${i}`));
       const found = positions.flatMap((p, j) => (ids[j] === undefined ? [] : [{ p, id: ids[j]! }]));
-      const metas = await this.#getMany<SessionMeta>(found.map(({ id }) => `${sessionKey({ accountId, agentId, sessionId: id })}:meta`));
+      const metas = await this.#getMany<SessionMeta>(
+        found.map(({ id }) => `${sessionKey({ accountId, agentId, sessionId: id })}:meta`),
+      );
       const metaAt = new Map(found.map(({ p }, j) => [p, metas[j]]));
       for (const p of positions) {
         pos = p;
@@ -232,7 +254,8 @@ export class KeyvStore implements AgentStore, ApiKeyStore, IdempotencyStore, Hos
       await this.#call(() => this.#keyv.delete(`${key}:meta`));
       deleted = true;
       const keys = range(0, meta.n).map((i) => `${key}:${i}`);
-      for (let i = 0; i < keys.length; i += BATCH) await this.#call(() => this.#keyv.deleteMany(keys.slice(i, i + BATCH)));
+      for (let i = 0; i < keys.length; i += BATCH)
+        await this.#call(() => this.#keyv.deleteMany(keys.slice(i, i + BATCH)));
     });
     return deleted;
   }
@@ -269,7 +292,9 @@ export class KeyvStore implements AgentStore, ApiKeyStore, IdempotencyStore, Hos
     if (!KEY_DIGEST.test(keyDigest)) return undefined;
     const record = await this.#call(() => this.#keyv.get<ApiKeyRecord>(`apikey:${keyDigest}`));
     if (!record) return undefined;
-    return (await this.#call(() => this.#keyv.get<string>(keyPointer(record.key_id)))) === keyDigest ? record : undefined;
+    return (await this.#call(() => this.#keyv.get<string>(keyPointer(record.key_id)))) === keyDigest
+      ? record
+      : undefined;
   }
 
   async getKey(keyId: string): Promise<ApiKeyRecord | undefined> {
@@ -280,8 +305,11 @@ export class KeyvStore implements AgentStore, ApiKeyStore, IdempotencyStore, Hos
   async listKeys(): Promise<ApiKeyRecord[]> {
     const n = await this.#count('apikeys:n');
     const digests = await this.#getMany<string>(range(0, n).map((i) => `apikeys:${i}`));
-    if (digests.some((d) => d === undefined)) throw new StorageUnavailableError({ message: 'The key index could not be read whole' });
-    const ids = (await this.#getMany<ApiKeyRecord>(digests.map((d) => `apikey:${d}`))).flatMap((r) => (r ? [r.key_id] : []));
+    if (digests.some((d) => d === undefined))
+      throw new StorageUnavailableError({ message: 'The key index could not be read whole' });
+    const ids = (await this.#getMany<ApiKeyRecord>(digests.map((d) => `apikey:${d}`))).flatMap((r) =>
+      r ? [r.key_id] : [],
+    );
     // Each record is read where its id points, which is where a move cut short left the live one.
     const live = await this.#getMany<string>(ids.map(keyPointer));
     const records = await this.#getMany<ApiKeyRecord>(live.flatMap((d) => (d === undefined ? [] : [`apikey:${d}`])));
@@ -293,10 +321,17 @@ export class KeyvStore implements AgentStore, ApiKeyStore, IdempotencyStore, Hos
     // Under the key's lock, so a move cannot carry the record away between the read and the write.
     await this.#locked(`apikey:${digest(record.key_id)}`, async (lease) => {
       const keyDigest = await this.#call(() => this.#keyv.get<string>(keyPointer(record.key_id)));
-      const stored = keyDigest === undefined ? undefined : await this.#call(() => this.#keyv.get<ApiKeyRecord>(`apikey:${keyDigest}`));
+      const stored =
+        keyDigest === undefined
+          ? undefined
+          : await this.#call(() => this.#keyv.get<ApiKeyRecord>(`apikey:${keyDigest}`));
       if (!stored) return;
       this.#stillHeld(lease);
-      await this.#set(`apikey:${keyDigest}`, { ...record, digest: keyDigest!, revoked_at: stored.revoked_at ?? record.revoked_at });
+      await this.#set(`apikey:${keyDigest}`, {
+        ...record,
+        digest: keyDigest!,
+        revoked_at: stored.revoked_at ?? record.revoked_at,
+      });
       updated = true;
     });
     return updated;
@@ -379,7 +414,8 @@ export class KeyvStore implements AgentStore, ApiKeyStore, IdempotencyStore, Hos
     // Another writer may hold the lock once ours is lost; moving the count then could hide its write.
     // A lease that expires must also stay valid for as long as the count's write may take.
     const expiring = lease.validUntil !== undefined && Date.now() + this.#commandTimeoutMs >= lease.validUntil;
-    if (lease.signal.aborted || expiring) throw new StorageUnavailableError({ message: 'Lost a storage lock during a write; nothing was stored' });
+    if (lease.signal.aborted || expiring)
+      throw new StorageUnavailableError({ message: 'Lost a storage lock during a write; nothing was stored' });
   }
 
   async #count(key: string): Promise<number> {
@@ -421,7 +457,12 @@ interface SessionMeta {
   pos: number;
 }
 
-const info = (meta: SessionMeta): SessionInfo => ({ session_id: meta.session_id, created_at: meta.created_at, updated_at: meta.updated_at, message_count: meta.n });
+const info = (meta: SessionMeta): SessionInfo => ({
+  session_id: meta.session_id,
+  created_at: meta.created_at,
+  updated_at: meta.updated_at,
+  message_count: meta.n,
+});
 
 function sessionKey({ accountId, agentId, sessionId }: SessionRef): string {
   return `session:${digest(accountId, agentId, sessionId)}`;

@@ -1,6 +1,6 @@
 import { describe, test } from 'vitest';
-import { storageContractTests } from './test.js';
 import { MemoryStore } from './memory-store.js';
+import { storageContractTests } from './test.js';
 
 describe('MemoryStore', () => {
   storageContractTests({ describe, test }, () => new MemoryStore());

@@ -1,4 +1,3 @@
-import { memoryIdempotencyStore } from '@agenthost/core';
 import type {
   AgentPage,
   AgentRecord,
@@ -14,6 +13,7 @@ import type {
   SessionPage,
   SessionRef,
 } from '@agenthost/core';
+import { memoryIdempotencyStore } from '@agenthost/core';
 
 interface StoredSession {
   info: SessionInfo;
@@ -38,15 +38,18 @@ export class MemoryStore implements AgentStore, ApiKeyStore, IdempotencyStore, H
   readonly #indexes = new Map<string, (string | undefined)[]>();
 
   async createAgent(accountId: string, agent: AgentRecord): Promise<void> {
-    let agents = this.#agents.get(accountId);
-    if (!agents) this.#agents.set(accountId, (agents = new Map()));
+    const agents = this.#agents.get(accountId) ?? new Map<string, AgentRecord>();
+    this.#agents.set(accountId, agents);
     agents.set(agent.agent_id, structuredClone(agent));
-    let index = this.#agentIndexes.get(accountId);
-    if (!index) this.#agentIndexes.set(accountId, (index = []));
+    const index = this.#agentIndexes.get(accountId) ?? [];
+    this.#agentIndexes.set(accountId, index);
     index.push(agent.agent_id);
   }
 
-  async listAgentsPage(accountId: string, { limit, after, order }: { limit: number; after?: number; order: 'asc' | 'desc' }): Promise<AgentPage> {
+  async listAgentsPage(
+    accountId: string,
+    { limit, after, order }: { limit: number; after?: number; order: 'asc' | 'desc' },
+  ): Promise<AgentPage> {
     const index = this.#agentIndexes.get(accountId) ?? [];
     const agents: AgentRecord[] = [];
     const step = order === 'asc' ? 1 : -1;
@@ -98,7 +101,11 @@ export class MemoryStore implements AgentStore, ApiKeyStore, IdempotencyStore, H
     if (!stored) {
       const index = this.#index(session.accountId, session.agentId);
       const first = messages[0]!.created_at;
-      stored = { info: { session_id: session.sessionId, created_at: first, updated_at: first, message_count: 0 }, messages: [], pos: index.length };
+      stored = {
+        info: { session_id: session.sessionId, created_at: first, updated_at: first, message_count: 0 },
+        messages: [],
+        pos: index.length,
+      };
       index.push(session.sessionId);
       this.#sessions.set(key, stored);
     }
@@ -119,13 +126,18 @@ export class MemoryStore implements AgentStore, ApiKeyStore, IdempotencyStore, H
     return stored && structuredClone(stored.info);
   }
 
-  async listSessions(accountId: string, agentId: string, { limit, before }: { limit: number; before?: number }): Promise<SessionPage> {
+  async listSessions(
+    accountId: string,
+    agentId: string,
+    { limit, before }: { limit: number; before?: number },
+  ): Promise<SessionPage> {
     const index = this.#indexes.get(JSON.stringify([accountId, agentId])) ?? [];
     const sessions: SessionInfo[] = [];
     let pos = Math.min(before ?? index.length, index.length) - 1;
     for (; pos >= 0 && sessions.length < limit; pos--) {
       const id = index[pos];
-      const stored = id === undefined ? undefined : this.#sessions.get(sessionKey({ accountId, agentId, sessionId: id }));
+      const stored =
+        id === undefined ? undefined : this.#sessions.get(sessionKey({ accountId, agentId, sessionId: id }));
       if (stored) sessions.push(structuredClone(stored.info));
     }
     const more = index.slice(0, pos + 1).some((id) => id !== undefined);
@@ -164,7 +176,11 @@ export class MemoryStore implements AgentStore, ApiKeyStore, IdempotencyStore, H
   async updateKey(record: ApiKeyRecord): Promise<boolean> {
     const stored = this.#keys.get(record.key_id);
     if (!stored) return false;
-    this.#keys.set(record.key_id, { ...structuredClone(record), digest: stored.digest, revoked_at: stored.revoked_at ?? record.revoked_at });
+    this.#keys.set(record.key_id, {
+      ...structuredClone(record),
+      digest: stored.digest,
+      revoked_at: stored.revoked_at ?? record.revoked_at,
+    });
     return true;
   }
 
@@ -206,8 +222,8 @@ export class MemoryStore implements AgentStore, ApiKeyStore, IdempotencyStore, H
 
   #index(accountId: string, agentId: string): (string | undefined)[] {
     const key = JSON.stringify([accountId, agentId]);
-    let index = this.#indexes.get(key);
-    if (!index) this.#indexes.set(key, (index = []));
+    const index = this.#indexes.get(key) ?? [];
+    this.#indexes.set(key, index);
     return index;
   }
 }

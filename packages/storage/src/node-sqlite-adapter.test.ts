@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Keyv from 'keyv';
 import { afterAll, describe, expect, test } from 'vitest';
-import { NodeSqliteAdapter, loadNodeSqlite } from './node-sqlite-adapter.js';
+import { loadNodeSqlite, NodeSqliteAdapter } from './node-sqlite-adapter.js';
 
 const dir = await mkdtemp(join(tmpdir(), 'agenthost-node-sqlite-'));
 afterAll(() => rm(dir, { recursive: true, force: true }));
@@ -14,9 +14,13 @@ describe('NodeSqliteAdapter', () => {
     const filename = join(dir, 'old.sqlite');
     const old = new sqlite.DatabaseSync(filename);
     old.exec('CREATE TABLE agenthost_kv(key VARCHAR(255) PRIMARY KEY, value TEXT )');
-    old.prepare('INSERT INTO agenthost_kv (key, value) VALUES (?, ?)').run('agenthost:agent:1', JSON.stringify({ value: { name: 'kept' }, expires: null }));
+    old
+      .prepare('INSERT INTO agenthost_kv (key, value) VALUES (?, ?)')
+      .run('agenthost:agent:1', JSON.stringify({ value: { name: 'kept' }, expires: null }));
     // A value whose time was up before the upgrade: it is purged like any other.
-    old.prepare('INSERT INTO agenthost_kv (key, value) VALUES (?, ?)').run('agenthost:idem:1', JSON.stringify({ value: { n: 1 }, expires: Date.now() - 1_000 }));
+    old
+      .prepare('INSERT INTO agenthost_kv (key, value) VALUES (?, ?)')
+      .run('agenthost:idem:1', JSON.stringify({ value: { n: 1 }, expires: Date.now() - 1_000 }));
     old.close();
     const adapter = new NodeSqliteAdapter(sqlite, { filename, table: 'agenthost_kv' });
     const keyv = new Keyv({ store: adapter, namespace: 'agenthost', throwOnErrors: true });
@@ -25,7 +29,10 @@ describe('NodeSqliteAdapter', () => {
     await keyv.set('agent:2', { name: 'new' });
     expect(await keyv.get('agent:2')).toStrictEqual({ name: 'new' });
     await keyv.disconnect();
-    const columns = new sqlite.DatabaseSync(filename).prepare('PRAGMA table_info(agenthost_kv)').all().map((c) => (c as { name: string }).name);
+    const columns = new sqlite.DatabaseSync(filename)
+      .prepare('PRAGMA table_info(agenthost_kv)')
+      .all()
+      .map((c) => (c as { name: string }).name);
     expect(columns).toStrictEqual(['key', 'value', 'expires']);
   });
 
@@ -58,7 +65,11 @@ describe('NodeSqliteAdapter', () => {
   });
 
   test('iterations of a namespace may overlap', async () => {
-    const keyv = new Keyv({ store: new NodeSqliteAdapter(sqlite, { filename: join(dir, 'iter.sqlite') }), namespace: 'it', throwOnErrors: true });
+    const keyv = new Keyv({
+      store: new NodeSqliteAdapter(sqlite, { filename: join(dir, 'iter.sqlite') }),
+      namespace: 'it',
+      throwOnErrors: true,
+    });
     await keyv.setMany([1, 2, 3].map((n) => ({ key: `k${n}`, value: n })));
     const a = keyv.iterator!('it');
     const b = keyv.iterator!('it');
@@ -66,11 +77,16 @@ describe('NodeSqliteAdapter', () => {
     const all: unknown[] = [];
     for await (const [, value] of b) all.push(value);
     for await (const [, value] of a) all.push(value);
-    expect([first.value, all]).toStrictEqual([['k1', 1], [1, 2, 3, 2, 3]]);
+    expect([first.value, all]).toStrictEqual([
+      ['k1', 1],
+      [1, 2, 3, 2, 3],
+    ]);
     await keyv.disconnect();
   });
 
   test('refuses a table name it would have to quote', () => {
-    expect(() => new NodeSqliteAdapter(sqlite, { filename: ':memory:', table: 'x; DROP TABLE y' })).toThrow('"x; DROP TABLE y" is not a table name');
+    expect(() => new NodeSqliteAdapter(sqlite, { filename: ':memory:', table: 'x; DROP TABLE y' })).toThrow(
+      '"x; DROP TABLE y" is not a table name',
+    );
   });
 });

@@ -56,7 +56,10 @@ export class NodeSqliteAdapter extends EventEmitter implements KeyvStoreAdapter 
   readonly #iterateSql: string;
   readonly #purger: NodeJS.Timeout;
 
-  constructor(sqlite: typeof import('node:sqlite'), { filename, table = 'keyv', busyTimeoutMs = 1_000 }: NodeSqliteAdapterOptions) {
+  constructor(
+    sqlite: typeof import('node:sqlite'),
+    { filename, table = 'keyv', busyTimeoutMs = 1_000 }: NodeSqliteAdapterOptions,
+  ) {
     super();
     if (!TABLE.test(table)) throw new TypeError(`NodeSqliteAdapter: "${table}" is not a table name`);
     this.opts = { dialect: 'sqlite', filename, table };
@@ -69,7 +72,9 @@ export class NodeSqliteAdapter extends EventEmitter implements KeyvStoreAdapter 
     const prepare = (sql: string) => this.#db.prepare(sql);
     this.#statements = {
       get: prepare(`SELECT value FROM ${table} WHERE key = ? AND (expires IS NULL OR expires > ?)`),
-      set: prepare(`INSERT INTO ${table} (key, value, expires) VALUES (?, ?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value, expires = excluded.expires`),
+      set: prepare(
+        `INSERT INTO ${table} (key, value, expires) VALUES (?, ?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value, expires = excluded.expires`,
+      ),
       delete: prepare(`DELETE FROM ${table} WHERE key = ?`),
       clear: prepare(`DELETE FROM ${table} WHERE key LIKE ? ESCAPE '\\'`),
       purge: prepare(`DELETE FROM ${table} WHERE expires IS NOT NULL AND expires <= ?`),
@@ -94,7 +99,8 @@ export class NodeSqliteAdapter extends EventEmitter implements KeyvStoreAdapter 
 
   async setMany(entries: Array<{ key: string; value: unknown; ttl?: number }>): Promise<void> {
     this.#transaction(() => {
-      for (const { key, value, ttl } of entries) this.#statements.set.run(key, value as string, typeof ttl === 'number' && ttl > 0 ? Date.now() + ttl : null);
+      for (const { key, value, ttl } of entries)
+        this.#statements.set.run(key, value as string, typeof ttl === 'number' && ttl > 0 ? Date.now() + ttl : null);
     });
   }
 
@@ -120,7 +126,10 @@ export class NodeSqliteAdapter extends EventEmitter implements KeyvStoreAdapter 
 
   async *iterator<Value>(namespace?: string): AsyncGenerator<Array<string | Awaited<Value> | undefined>, void> {
     // A statement of its own: iterations may overlap, and a statement iterates one at a time.
-    const rows = this.#db.prepare(this.#iterateSql).iterate(this.#prefix(namespace), Date.now()) as Iterable<{ key: string; value: string }>;
+    const rows = this.#db.prepare(this.#iterateSql).iterate(this.#prefix(namespace), Date.now()) as Iterable<{
+      key: string;
+      value: string;
+    }>;
     for (const row of rows) {
       yield [row.key, row.value as Awaited<Value>];
     }
@@ -149,7 +158,9 @@ export class NodeSqliteAdapter extends EventEmitter implements KeyvStoreAdapter 
     if (columns.some((c) => c.name === 'expires')) return;
     this.#transaction(() => {
       this.#db.exec(`ALTER TABLE ${table} ADD COLUMN expires INTEGER`);
-      this.#db.exec(`UPDATE ${table} SET expires = json_extract(value, '$.expires') WHERE json_valid(value) AND json_type(value, '$.expires') = 'integer'`);
+      this.#db.exec(
+        `UPDATE ${table} SET expires = json_extract(value, '$.expires') WHERE json_valid(value) AND json_type(value, '$.expires') = 'integer'`,
+      );
     });
   }
 

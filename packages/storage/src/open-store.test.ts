@@ -17,7 +17,10 @@ describe('openStore', () => {
 
   test.each([
     ['redis://:hunter2@127.0.0.1:1/0', 'cannot reach the store at redis://:***@127.0.0.1:1/0'],
-    ['postgres://postgres:hunter2@127.0.0.1:1/test', 'cannot reach the store at postgres://postgres:***@127.0.0.1:1/test'],
+    [
+      'postgres://postgres:hunter2@127.0.0.1:1/test',
+      'cannot reach the store at postgres://postgres:***@127.0.0.1:1/test',
+    ],
   ])('an unreachable %s fails fast, with the password hidden', async (location, message) => {
     const started = Date.now();
     const error = (await openStore(location, { connectTimeoutMs: 300 }).catch((e: unknown) => e)) as Error;

@@ -1,11 +1,18 @@
 import { mkdir } from 'node:fs/promises';
 import { dirname } from 'node:path';
-import { inProcessLocks, type AgentStore, type ApiKeyStore, type HostSecretStore, type IdempotencyStore, type LockProvider } from '@agenthost/core';
+import {
+  type AgentStore,
+  type ApiKeyStore,
+  type HostSecretStore,
+  type IdempotencyStore,
+  inProcessLocks,
+  type LockProvider,
+} from '@agenthost/core';
 import { KeyvStore } from './keyv-store.js';
-import { NodeSqliteAdapter, loadNodeSqlite } from './node-sqlite-adapter.js';
 import { postgresLocks } from './locks/postgres-locks.js';
-import { redisLocks, type RedisLockClient } from './locks/redis-locks.js';
+import { type RedisLockClient, redisLocks } from './locks/redis-locks.js';
 import { MemoryStore } from './memory-store.js';
+import { loadNodeSqlite, NodeSqliteAdapter } from './node-sqlite-adapter.js';
 import { RedisConnection } from './redis-connection.js';
 
 /** What {@link openStore} opened. */
@@ -45,7 +52,8 @@ export interface OpenStoreOptions {
 }
 
 /** Supported store locations, for messages. */
-export const STORE_URL_FORMS = 'memory, sqlite://<path>, redis://[user:password@]host[:port][/db], rediss://..., postgres://[user[:password]@]host[:port]/database';
+export const STORE_URL_FORMS =
+  'memory, sqlite://<path>, redis://[user:password@]host[:port][/db], rediss://..., postgres://[user[:password]@]host[:port]/database';
 
 function redact(url: URL): string {
   if (url.password) url.password = '***';
@@ -56,8 +64,13 @@ async function importOptional<T>(name: string, scheme: string, load: () => Promi
   try {
     return await load();
   } catch (error) {
-    if ((error as NodeJS.ErrnoException)?.code === 'ERR_MODULE_NOT_FOUND' || (error as NodeJS.ErrnoException)?.code === 'MODULE_NOT_FOUND') {
-      throw new Error(`${scheme} stores need the package ${name}: install it next to @agenthost/storage (npm install ${name})`);
+    if (
+      (error as NodeJS.ErrnoException)?.code === 'ERR_MODULE_NOT_FOUND' ||
+      (error as NodeJS.ErrnoException)?.code === 'MODULE_NOT_FOUND'
+    ) {
+      throw new Error(
+        `${scheme} stores need the package ${name}: install it next to @agenthost/storage (npm install ${name})`,
+      );
     }
     throw error;
   }
@@ -85,12 +98,19 @@ function withTimeout<T>(promise: Promise<T>, ms: number, what: string): Promise<
  */
 export async function openStore(location: string, options: OpenStoreOptions = {}): Promise<OpenedStore> {
   const namespace = options.namespace ?? 'agenthost';
-  if (!/^[A-Za-z0-9_-]{1,64}$/.test(namespace)) throw new Error('the store namespace must be 1-64 characters of letters, digits, "_" or "-"');
+  if (!/^[A-Za-z0-9_-]{1,64}$/.test(namespace))
+    throw new Error('the store namespace must be 1-64 characters of letters, digits, "_" or "-"');
   const connectTimeoutMs = options.connectTimeoutMs ?? 2_000;
   const commandTimeoutMs = options.commandTimeoutMs ?? 5_000;
   const onError = options.onError ?? (() => {});
   if (location === 'memory') {
-    return { kind: 'memory', description: 'memory', store: new MemoryStore(), locks: inProcessLocks(), close: async () => {} };
+    return {
+      kind: 'memory',
+      description: 'memory',
+      store: new MemoryStore(),
+      locks: inProcessLocks(),
+      close: async () => {},
+    };
   }
   let url: URL;
   try {
@@ -116,7 +136,11 @@ export async function openStore(location: string, options: OpenStoreOptions = {}
     }
     case 'redis:':
     case 'rediss:': {
-      const { default: KeyvRedis, createClient } = await importOptional('@keyv/redis', 'redis://', () => import('@keyv/redis'));
+      const { default: KeyvRedis, createClient } = await importOptional(
+        '@keyv/redis',
+        'redis://',
+        () => import('@keyv/redis'),
+      );
       let adapter: InstanceType<typeof KeyvRedis> | undefined;
       const connection = new RedisConnection({
         create: () =>
@@ -127,7 +151,11 @@ export async function openStore(location: string, options: OpenStoreOptions = {}
             // A PING each second while idle; a socket that then hears nothing for 3 s is closed and
             // reconnected (a PING that gets no answer is not sent again, so the socket goes quiet).
             pingInterval: 1_000,
-            socket: { connectTimeout: connectTimeoutMs, socketTimeout: 3_000, reconnectStrategy: (retries: number) => Math.min(50 * 2 ** retries, 2_000) },
+            socket: {
+              connectTimeout: connectTimeoutMs,
+              socketTimeout: 3_000,
+              reconnectStrategy: (retries: number) => Math.min(50 * 2 ** retries, 2_000),
+            },
           }) as never,
         onError,
         onReset: (client) => {
@@ -185,10 +213,12 @@ export async function openStore(location: string, options: OpenStoreOptions = {}
       pool.on('error', onError);
       const table = 'agenthost_kv';
       try {
-        await pool.query(`CREATE TABLE IF NOT EXISTS ${table}(key VARCHAR(255) PRIMARY KEY, value TEXT)`).catch((error: { code?: string }) => {
-          // Two servers creating the table at once: the loser sees a unique violation; the table exists.
-          if (error?.code !== '23505') throw error;
-        });
+        await pool
+          .query(`CREATE TABLE IF NOT EXISTS ${table}(key VARCHAR(255) PRIMARY KEY, value TEXT)`)
+          .catch((error: { code?: string }) => {
+            // Two servers creating the table at once: the loser sees a unique violation; the table exists.
+            if (error?.code !== '23505') throw error;
+          });
       } catch (error) {
         await pool.end().catch(() => {});
         throw new Error(`cannot reach the store at ${redact(url)}: ${(error as Error).message}`, { cause: error });
@@ -202,7 +232,11 @@ export async function openStore(location: string, options: OpenStoreOptions = {}
           await pool.end();
         }
       }
-      const keyv = new Keyv({ store: new PooledKeyvPostgres({ uri: location, table }), namespace, throwOnErrors: true });
+      const keyv = new Keyv({
+        store: new PooledKeyvPostgres({ uri: location, table }),
+        namespace,
+        throwOnErrors: true,
+      });
       keyv.on('error', onError);
       const locks = shared(
         postgresLocks(

@@ -1,6 +1,7 @@
 // Test support (not shipped): where the test servers are, and cleanup of what tests wrote.
-import { createClient } from '@keyv/redis';
+
 import type { AgentRecord } from '@agenthost/core';
+import { createClient } from '@keyv/redis';
 import pg from 'pg';
 
 export const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
@@ -14,7 +15,8 @@ export async function clearRedis(prefix: string): Promise<void> {
   const client = createClient({ url: REDIS_URL });
   await client.connect();
   try {
-    for await (const keys of client.scanIterator({ MATCH: `${prefix}*`, COUNT: 1000 })) if (keys.length) await client.del(keys);
+    for await (const keys of client.scanIterator({ MATCH: `${prefix}*`, COUNT: 1000 }))
+      if (keys.length) await client.del(keys);
   } finally {
     client.destroy();
   }

@@ -1,3 +1,3 @@
 /** The contract suites: `import { storageContractTests, lockContractTests } from '@agenthost/storage/test'`. */
-export { lockContractTests, type LockContractOptions } from './contract/lock-contract.js';
-export { storageContractTests, type StorageContractOptions, type TestApi } from './contract/storage-contract.js';
+export { type LockContractOptions, lockContractTests } from './contract/lock-contract.js';
+export { type StorageContractOptions, storageContractTests, type TestApi } from './contract/storage-contract.js';

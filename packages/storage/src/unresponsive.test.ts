@@ -3,7 +3,15 @@ import pg from 'pg';
 import { afterEach, expect, test } from 'vitest';
 import { postgresLocks } from './locks/postgres-locks.js';
 import { openStore } from './open-store.js';
-import { DATABASE_URL, REDIS_URL, agentRecord, clearRedis, runNamespace, tcpProxy, type TcpProxy } from './test-services.js';
+import {
+  agentRecord,
+  clearRedis,
+  DATABASE_URL,
+  REDIS_URL,
+  runNamespace,
+  type TcpProxy,
+  tcpProxy,
+} from './test-services.js';
 
 // A database that stops answering without closing the connection (a partition, a black-holed
 // address): calls must still fail within their bounds, and the connection must recover by itself.
@@ -13,7 +21,6 @@ afterEach(async () => {
   await proxy?.close();
   proxy = undefined;
 });
-
 
 async function code(promise: Promise<unknown>): Promise<string> {
   const error = await promise.then(
@@ -27,7 +34,11 @@ test('a Redis that stops answering: bounded errors, leases lost, a quick close, 
   const target = new URL(REDIS_URL);
   proxy = await tcpProxy({ host: target.hostname, port: Number(target.port || 6379) });
   const namespace = runNamespace('blackhole');
-  const opened = await openStore(`redis://127.0.0.1:${proxy.port}`, { namespace, commandTimeoutMs: 500, lockLeaseMs: 1_200 });
+  const opened = await openStore(`redis://127.0.0.1:${proxy.port}`, {
+    namespace,
+    commandTimeoutMs: 500,
+    lockLeaseMs: 1_200,
+  });
   try {
     await opened.store.createAgent('acct', agentRecord('agt_1'));
     const lease = await opened.locks.acquire('held-across-the-outage', { waitMs: 1_000 });

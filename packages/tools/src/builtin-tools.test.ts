@@ -13,7 +13,11 @@ describe('builtinTools', () => {
   beforeAll(async () => {
     server = createServer((req, res) => {
       seen.push({ path: req.url, authorization: req.headers.authorization });
-      req.resume().on('end', () => res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ results: [] })));
+      req
+        .resume()
+        .on('end', () =>
+          res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ results: [] })),
+        );
     });
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
     baseURL = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
@@ -26,8 +30,15 @@ describe('builtinTools', () => {
   test('without a Tavily key: calculator and datetime, each one tool of its own name', () => {
     const tools = builtinTools();
     expect(tools.listTools()).toStrictEqual(['calculator', 'datetime']);
-    expect([Object.keys(tools.tools('calculator')!), Object.keys(tools.tools('datetime')!)]).toStrictEqual([['calculator'], ['datetime']]);
-    expect([tools.tools('web_search'), tools.tools('toString'), tools.tools('__proto__')]).toStrictEqual([undefined, undefined, undefined]);
+    expect([Object.keys(tools.tools('calculator')!), Object.keys(tools.tools('datetime')!)]).toStrictEqual([
+      ['calculator'],
+      ['datetime'],
+    ]);
+    expect([tools.tools('web_search'), tools.tools('toString'), tools.tools('__proto__')]).toStrictEqual([
+      undefined,
+      undefined,
+      undefined,
+    ]);
   });
 
   test('an empty key is no key', () => {
@@ -45,8 +56,14 @@ describe('builtinTools', () => {
       },
     });
     expect(tools.listTools()).toStrictEqual(['calculator', 'datetime', 'web_search']);
-    expect(await tools.tools('web_search')!.web_search!.execute!({ query: 'q' }, options)).toStrictEqual({ query: 'q', results: [] });
-    expect([fetched, seen]).toStrictEqual([[`${baseURL}/search`], [{ path: '/search', authorization: 'Bearer tvly-key' }]]);
+    expect(await tools.tools('web_search')!.web_search!.execute!({ query: 'q' }, options)).toStrictEqual({
+      query: 'q',
+      results: [],
+    });
+    expect([fetched, seen]).toStrictEqual([
+      [`${baseURL}/search`],
+      [{ path: '/search', authorization: 'Bearer tvly-key' }],
+    ]);
   });
 
   test('the clock given is the one datetime reads', async () => {
@@ -62,6 +79,8 @@ describe('builtinTools', () => {
   });
 
   test('the calculator is the real one', async () => {
-    expect(await builtinTools().tools('calculator')!.calculator!.execute!({ expression: '6 * 7' }, options)).toStrictEqual({ expression: '6 * 7', result: 42 });
+    expect(
+      await builtinTools().tools('calculator')!.calculator!.execute!({ expression: '6 * 7' }, options),
+    ).toStrictEqual({ expression: '6 * 7', result: 42 });
   });
 });

@@ -12,7 +12,9 @@ const usage: GenerateResult['usage'] = {
 
 function toolCall(expression: string): GenerateResult {
   return {
-    content: [{ type: 'tool-call', toolCallId: 'call-1', toolName: 'calculator', input: JSON.stringify({ expression }) }],
+    content: [
+      { type: 'tool-call', toolCallId: 'call-1', toolName: 'calculator', input: JSON.stringify({ expression }) },
+    ],
     finishReason: { unified: 'tool-calls', raw: 'tool_calls' },
     usage,
     warnings: [],
@@ -20,7 +22,12 @@ function toolCall(expression: string): GenerateResult {
 }
 
 function text(value: string): GenerateResult {
-  return { content: [{ type: 'text', text: value }], finishReason: { unified: 'stop', raw: 'stop' }, usage, warnings: [] };
+  return {
+    content: [{ type: 'text', text: value }],
+    finishReason: { unified: 'stop', raw: 'stop' },
+    usage,
+    warnings: [],
+  };
 }
 
 async function calculate(expression: string): Promise<unknown> {
@@ -32,7 +39,8 @@ async function failure(expression: string): Promise<string> {
     (value) => ({ value }),
     (error: unknown) => ({ error }),
   );
-  if (!('error' in outcome)) throw new Error(`expected "${expression.slice(0, 40)}" to fail, got ${JSON.stringify(outcome.value)}`);
+  if (!('error' in outcome))
+    throw new Error(`expected "${expression.slice(0, 40)}" to fail, got ${JSON.stringify(outcome.value)}`);
   expect(outcome.error).toBeInstanceOf(Error);
   return (outcome.error as Error).message;
 }
@@ -69,18 +77,42 @@ describe('calculator through execute', () => {
     ['1 +', 'Invalid expression: Unexpected end of expression (char 4)'],
     ['(1 + 2', 'Invalid expression: Parenthesis ) expected (char 7)'],
     ['', 'The expression is empty'],
-    ['zeros(1000, 1000)', 'The function "zeros" is not allowed. Functions: sqrt, abs, round, floor, ceil, min, max, log, log10, exp, sin, cos, tan'],
-    ['import({x: 1})', 'The function "import" is not allowed. Functions: sqrt, abs, round, floor, ceil, min, max, log, log10, exp, sin, cos, tan'],
-    ['evaluate("1")', 'The function "evaluate" is not allowed. Functions: sqrt, abs, round, floor, ceil, min, max, log, log10, exp, sin, cos, tan'],
-    ['createUnit("foo")', 'The function "createUnit" is not allowed. Functions: sqrt, abs, round, floor, ceil, min, max, log, log10, exp, sin, cos, tan'],
+    [
+      'zeros(1000, 1000)',
+      'The function "zeros" is not allowed. Functions: sqrt, abs, round, floor, ceil, min, max, log, log10, exp, sin, cos, tan',
+    ],
+    [
+      'import({x: 1})',
+      'The function "import" is not allowed. Functions: sqrt, abs, round, floor, ceil, min, max, log, log10, exp, sin, cos, tan',
+    ],
+    [
+      'evaluate("1")',
+      'The function "evaluate" is not allowed. Functions: sqrt, abs, round, floor, ceil, min, max, log, log10, exp, sin, cos, tan',
+    ],
+    [
+      'createUnit("foo")',
+      'The function "createUnit" is not allowed. Functions: sqrt, abs, round, floor, ceil, min, max, log, log10, exp, sin, cos, tan',
+    ],
     ['constructor', 'Unknown or disallowed name "constructor". Constants: pi, e'],
     ['__proto__', 'Unknown or disallowed name "__proto__". Constants: pi, e'],
-    ['constructor("return 1")', 'The function "constructor" is not allowed. Functions: sqrt, abs, round, floor, ceil, min, max, log, log10, exp, sin, cos, tan'],
-    ['sqrt.constructor("x")', 'This kind of function call is not allowed. Functions: sqrt, abs, round, floor, ceil, min, max, log, log10, exp, sin, cos, tan'],
-    ['pi.constructor', 'Property access and indexing are not allowed; use numbers, + - * / ^ %, parentheses, functions and constants'],
+    [
+      'constructor("return 1")',
+      'The function "constructor" is not allowed. Functions: sqrt, abs, round, floor, ceil, min, max, log, log10, exp, sin, cos, tan',
+    ],
+    [
+      'sqrt.constructor("x")',
+      'This kind of function call is not allowed. Functions: sqrt, abs, round, floor, ceil, min, max, log, log10, exp, sin, cos, tan',
+    ],
+    [
+      'pi.constructor',
+      'Property access and indexing are not allowed; use numbers, + - * / ^ %, parentheses, functions and constants',
+    ],
     ['[1, 2]', 'Matrices and arrays are not allowed; use numbers, + - * / ^ %, parentheses, functions and constants'],
     ['x = 2', 'Assignments are not allowed; use numbers, + - * / ^ %, parentheses, functions and constants'],
-    ['f(x) = x', 'Function definitions are not allowed; use numbers, + - * / ^ %, parentheses, functions and constants'],
+    [
+      'f(x) = x',
+      'Function definitions are not allowed; use numbers, + - * / ^ %, parentheses, functions and constants',
+    ],
     ['1; 2', 'Multiple statements are not allowed; use numbers, + - * / ^ %, parentheses, functions and constants'],
     ['1 ? 2 : 3', 'Conditionals are not allowed; use numbers, + - * / ^ %, parentheses, functions and constants'],
     ['1:3', 'Ranges are not allowed; use numbers, + - * / ^ %, parentheses, functions and constants'],
@@ -90,9 +122,18 @@ describe('calculator through execute', () => {
     ['5!', 'The operator "!" is not allowed. Operators: + - * / ^ % and parentheses'],
     ['1 < 2', 'The operator "<" is not allowed. Operators: + - * / ^ % and parentheses'],
     ['Infinity - 1', 'Only finite numbers are allowed'],
-    ['1 / 0', 'The result is not a finite number (Infinity); check for division by zero, overflow or a function outside its domain'],
-    ['sqrt(-1)', 'The result is not a finite number (NaN); check for division by zero, overflow or a function outside its domain'],
-    ['10 ^ 400', 'The result is not a finite number (Infinity); check for division by zero, overflow or a function outside its domain'],
+    [
+      '1 / 0',
+      'The result is not a finite number (Infinity); check for division by zero, overflow or a function outside its domain',
+    ],
+    [
+      'sqrt(-1)',
+      'The result is not a finite number (NaN); check for division by zero, overflow or a function outside its domain',
+    ],
+    [
+      '10 ^ 400',
+      'The result is not a finite number (Infinity); check for division by zero, overflow or a function outside its domain',
+    ],
     ['sqrt(1, 2)', 'Invalid use of sqrt(): Too many arguments (expected: 1, actual: 2)'],
     ['min()', 'Invalid use of min(): Too few arguments (expected: any, index: 0)'],
   ])('%s is refused', async (expression, message) => {
@@ -107,20 +148,29 @@ describe('calculator through execute', () => {
   });
 
   test('an input over 500 characters is refused before parsing', async () => {
-    expect(await failure('1+'.repeat(5000))).toStrictEqual('The expression is too long: 10000 characters, the limit is 500');
+    expect(await failure('1+'.repeat(5000))).toStrictEqual(
+      'The expression is too long: 10000 characters, the limit is 500',
+    );
   });
 
   test('50 levels of parentheses evaluate, 51 are refused before parsing', async () => {
     const nested = (levels: number) => `${'abs('.repeat(levels - 1)}(-1${')'.repeat(levels)}`;
     expect(await calculate(nested(50))).toStrictEqual({ expression: nested(50), result: 1 });
-    expect(await failure(nested(51))).toStrictEqual('The expression is nested too deeply: more than 50 levels of parentheses');
+    expect(await failure(nested(51))).toStrictEqual(
+      'The expression is nested too deeply: more than 50 levels of parentheses',
+    );
   });
 });
 
 describe('calculator through generateText', () => {
   async function run(expression: string) {
     const model = new MockLanguageModelV4({ doGenerate: [toolCall(expression), text('done')] });
-    const result = await generateText({ model, tools: { calculator: calculatorTool() }, prompt: 'Compute it', stopWhen: stepCountIs(3) });
+    const result = await generateText({
+      model,
+      tools: { calculator: calculatorTool() },
+      prompt: 'Compute it',
+      stopWhen: stepCountIs(3),
+    });
     return { text: result.text, calls: model.doGenerateCalls, lastMessage: model.doGenerateCalls[1]?.prompt.at(-1) };
   }
 
@@ -135,7 +185,11 @@ describe('calculator through generateText', () => {
           $schema: 'http://json-schema.org/draft-07/schema#',
           type: 'object',
           properties: {
-            expression: { type: 'string', maxLength: 500, description: 'The expression, for example "(2 + 3) * 4 ^ 2 / sqrt(16)"' },
+            expression: {
+              type: 'string',
+              maxLength: 500,
+              description: 'The expression, for example "(2 + 3) * 4 ^ 2 / sqrt(16)"',
+            },
           },
           required: ['expression'],
           additionalProperties: false,
@@ -169,7 +223,11 @@ describe('calculator through generateText', () => {
           toolCallId: 'call-1',
           toolName: 'calculator',
           providerOptions: undefined,
-          output: { type: 'error-text', value: 'CalculatorError: The function "zeros" is not allowed. Functions: sqrt, abs, round, floor, ceil, min, max, log, log10, exp, sin, cos, tan' },
+          output: {
+            type: 'error-text',
+            value:
+              'CalculatorError: The function "zeros" is not allowed. Functions: sqrt, abs, round, floor, ceil, min, max, log, log10, exp, sin, cos, tan',
+          },
         },
       ],
     });

@@ -1,4 +1,4 @@
-import { tool, type Tool } from 'ai';
+import { type Tool, tool } from 'ai';
 import type { FactoryFunctionMap, MathNode } from 'mathjs/number';
 import { z } from 'zod';
 
@@ -32,7 +32,21 @@ interface Arithmetic {
   constants: ReadonlyMap<string, number>;
 }
 
-const FUNCTION_NAMES = ['sqrt', 'abs', 'round', 'floor', 'ceil', 'min', 'max', 'log', 'log10', 'exp', 'sin', 'cos', 'tan'] as const;
+const FUNCTION_NAMES = [
+  'sqrt',
+  'abs',
+  'round',
+  'floor',
+  'ceil',
+  'min',
+  'max',
+  'log',
+  'log10',
+  'exp',
+  'sin',
+  'cos',
+  'tan',
+] as const;
 const CONSTANT_NAMES = ['pi', 'e'] as const;
 
 let arithmetic: Promise<Arithmetic> | undefined;
@@ -100,7 +114,9 @@ function evaluateNode(node: MathNode, math: Arithmetic): number {
     case 'ConstantNode': {
       const { value } = node as MathNode & { value: unknown };
       if (typeof value !== 'number') {
-        throw new CalculatorError(value === undefined ? 'The expression is empty' : `Only numbers are allowed, not ${JSON.stringify(value)}`);
+        throw new CalculatorError(
+          value === undefined ? 'The expression is empty' : `Only numbers are allowed, not ${JSON.stringify(value)}`,
+        );
       }
       if (!Number.isFinite(value)) throw new CalculatorError('Only finite numbers are allowed');
       return value;
@@ -110,13 +126,15 @@ function evaluateNode(node: MathNode, math: Arithmetic): number {
     case 'SymbolNode': {
       const { name } = node as MathNode & { name: string };
       const value = math.constants.get(name);
-      if (value === undefined) throw new CalculatorError(`Unknown or disallowed name "${name}". Constants: ${CONSTANT_NAMES.join(', ')}`);
+      if (value === undefined)
+        throw new CalculatorError(`Unknown or disallowed name "${name}". Constants: ${CONSTANT_NAMES.join(', ')}`);
       return value;
     }
     case 'OperatorNode': {
       const { fn, op, args } = node as MathNode & { fn: string; op: string; args: MathNode[] };
       const operator = math.operators.get(fn);
-      if (!operator) throw new CalculatorError(`The operator "${op}" is not allowed. Operators: + - * / ^ % and parentheses`);
+      if (!operator)
+        throw new CalculatorError(`The operator "${op}" is not allowed. Operators: + - * / ^ % and parentheses`);
       return call(operator, args, `"${op}"`, math);
     }
     case 'FunctionNode': {
@@ -130,7 +148,9 @@ function evaluateNode(node: MathNode, math: Arithmetic): number {
       return call(implementation, args, `${name}()`, math);
     }
     default:
-      throw new CalculatorError(`${describeNode(node.type)} are not allowed; use numbers, + - * / ^ %, parentheses, functions and constants`);
+      throw new CalculatorError(
+        `${describeNode(node.type)} are not allowed; use numbers, + - * / ^ %, parentheses, functions and constants`,
+      );
   }
 }
 
@@ -184,7 +204,9 @@ function isStackOverflow(error: unknown): boolean {
 
 async function evaluateExpression(expression: string): Promise<number> {
   if (expression.length > MAX_EXPRESSION_LENGTH) {
-    throw new CalculatorError(`The expression is too long: ${expression.length} characters, the limit is ${MAX_EXPRESSION_LENGTH}`);
+    throw new CalculatorError(
+      `The expression is too long: ${expression.length} characters, the limit is ${MAX_EXPRESSION_LENGTH}`,
+    );
   }
   // Parser and evaluator recurse per level; bounding the depth keeps them well inside the stack of
   // whatever thread runs the tool.
@@ -208,7 +230,9 @@ async function evaluateExpression(expression: string): Promise<number> {
     throw error;
   }
   if (!Number.isFinite(result)) {
-    throw new CalculatorError(`The result is not a finite number (${String(result)}); check for division by zero, overflow or a function outside its domain`);
+    throw new CalculatorError(
+      `The result is not a finite number (${String(result)}); check for division by zero, overflow or a function outside its domain`,
+    );
   }
   // Binary floating point leaves noise such as 0.1 + 0.2 = 0.30000000000000004; 15 digits are exact.
   return Number(result.toPrecision(15)) + 0;
@@ -228,7 +252,10 @@ export function calculatorTool(): Tool<CalculatorInput, CalculatorOutput> {
       'Evaluates an arithmetic expression exactly and returns its numeric value. Supports + - * / ^ (power) % (modulo), ' +
       'parentheses, sqrt, abs, round, floor, ceil, min, max, log (natural, or log(x, base)), log10, exp, sin, cos, tan (radians) and the constants pi and e.',
     inputSchema: z.object({
-      expression: z.string().max(MAX_EXPRESSION_LENGTH).describe('The expression, for example "(2 + 3) * 4 ^ 2 / sqrt(16)"'),
+      expression: z
+        .string()
+        .max(MAX_EXPRESSION_LENGTH)
+        .describe('The expression, for example "(2 + 3) * 4 ^ 2 / sqrt(16)"'),
     }),
     execute: async ({ expression }) => ({ expression, result: await evaluateExpression(expression) }),
   });

@@ -1,5 +1,5 @@
 import { staticTools } from '@agenthost/core';
-import { tool, type ToolSet } from 'ai';
+import { type ToolSet, tool } from 'ai';
 import { describe, expect, test } from 'vitest';
 import { z } from 'zod';
 import { combineTools } from './combine-tools.js';
@@ -15,7 +15,13 @@ describe('combineTools', () => {
     const c = { three: named('c.three'), one: named('c.one') };
     const combined = combineTools(staticTools(a), staticTools(b), staticTools(c));
     expect(combined.listTools()).toStrictEqual(['one', 'shared', 'two', 'three']);
-    expect(['one', 'shared', 'two', 'three', 'four'].map((name) => combined.tools(name))).toStrictEqual([a.one, a.shared, b.two, c.three, undefined]);
+    expect(['one', 'shared', 'two', 'three', 'four'].map((name) => combined.tools(name))).toStrictEqual([
+      a.one,
+      a.shared,
+      b.two,
+      c.three,
+      undefined,
+    ]);
     expect(combined.tools('shared')).toBe(a.shared);
   });
 
@@ -27,7 +33,10 @@ describe('combineTools', () => {
   test('a provider whose list changes is read again', () => {
     let names = ['x'];
     const sets: Record<string, ToolSet> = { x: named('x'), y: named('y') };
-    const dynamic = { listTools: () => names, tools: (name: string) => (names.includes(name) ? sets[name] : undefined) };
+    const dynamic = {
+      listTools: () => names,
+      tools: (name: string) => (names.includes(name) ? sets[name] : undefined),
+    };
     const combined = combineTools(dynamic);
     expect([combined.listTools(), combined.tools('y')]).toStrictEqual([['x'], undefined]);
     names = ['x', 'y'];

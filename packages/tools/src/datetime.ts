@@ -1,4 +1,4 @@
-import { tool, type Tool } from 'ai';
+import { type Tool, tool } from 'ai';
 import { z } from 'zod';
 
 /** Options of {@link datetimeTool}. */
@@ -86,7 +86,11 @@ export function datetimeTool(options: DatetimeToolOptions = {}): Tool<DatetimeIn
   return tool({
     description: 'Returns the current date, time, weekday and UTC offset in an IANA time zone (default UTC).',
     inputSchema: z.object({
-      time_zone: z.string().max(100).optional().describe('IANA time zone name, e.g. "Europe/Berlin" or "America/New_York"; default "UTC"'),
+      time_zone: z
+        .string()
+        .max(100)
+        .optional()
+        .describe('IANA time zone name, e.g. "Europe/Berlin" or "America/New_York"; default "UTC"'),
     }),
     execute: async ({ time_zone }) => describeInstant(now(), time_zone ?? 'UTC'),
   });

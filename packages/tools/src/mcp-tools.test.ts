@@ -11,14 +11,17 @@ import { generateText, stepCountIs, type ToolSet } from 'ai';
 import { MockLanguageModelV4 } from 'ai/test';
 import { afterAll, afterEach, beforeAll, describe, expect, test } from 'vitest';
 import { z } from 'zod';
-import { mcpTools, type McpToolProvider } from './mcp-tools.js';
+import { type McpToolProvider, mcpTools } from './mcp-tools.js';
 
 type GenerateResult = Awaited<ReturnType<MockLanguageModelV4['doGenerate']>>;
 
 const ECHO_SERVER = fileURLToPath(new URL('./fixtures/echo-mcp-server.mjs', import.meta.url));
 const echo = { command: process.execPath, args: [ECHO_SERVER] };
 const TOKEN = 'mcp-token-0123456789';
-const usage: GenerateResult['usage'] = { inputTokens: { total: 1, noCache: 1, cacheRead: 0, cacheWrite: 0 }, outputTokens: { total: 1, text: 1, reasoning: 0 } };
+const usage: GenerateResult['usage'] = {
+  inputTokens: { total: 1, noCache: 1, cacheRead: 0, cacheWrite: 0 },
+  outputTokens: { total: 1, text: 1, reasoning: 0 },
+};
 
 /** Providers a test opened; closed after it even when it fails. */
 const opened: McpToolProvider[] = [];
@@ -50,11 +53,20 @@ async function callThroughModel(tools: ToolSet, toolName: string, input: unknown
         usage,
         warnings: [],
       },
-      { content: [{ type: 'text', text: 'done' }], finishReason: { unified: 'stop', raw: 'stop' }, usage, warnings: [] },
+      {
+        content: [{ type: 'text', text: 'done' }],
+        finishReason: { unified: 'stop', raw: 'stop' },
+        usage,
+        warnings: [],
+      },
     ],
   });
   const result = await generateText({ model, tools, prompt: 'Use the tool', stopWhen: stepCountIs(3) });
-  return { text: result.text, offered: model.doGenerateCalls[0]!.tools?.map((t) => t.name), toolMessage: model.doGenerateCalls[1]?.prompt.at(-1) };
+  return {
+    text: result.text,
+    offered: model.doGenerateCalls[0]!.tools?.map((t) => t.name),
+    toolMessage: model.doGenerateCalls[1]?.prompt.at(-1),
+  };
 }
 
 function toolMessage(toolName: string, output: unknown) {
@@ -66,7 +78,9 @@ function toolMessage(toolName: string, output: unknown) {
 }
 
 async function textOf(tools: ToolSet | undefined, name: string, input: unknown): Promise<string> {
-  const result = (await tools![name]!.execute!(input, { toolCallId: 'call-1', messages: [], context: {} })) as { content: { text: string }[] };
+  const result = (await tools![name]!.execute!(input, { toolCallId: 'call-1', messages: [], context: {} })) as {
+    content: { text: string }[];
+  };
   return result.content[0]!.text;
 }
 
@@ -92,7 +106,7 @@ describe('mcpTools over stdio (a real server process)', () => {
     expect([mcp.tools('echo'), mcp.tools('mcp:other')]).toStrictEqual([undefined, undefined]);
   });
 
-  test('a tool called through generateText returns the server\'s result to the model', async () => {
+  test("a tool called through generateText returns the server's result to the model", async () => {
     const mcp = await open({ echo });
     const run = await callThroughModel(mcp.tools('mcp:echo')!, 'add', { a: 2, b: 3 });
     expect(run).toStrictEqual({
@@ -108,28 +122,36 @@ describe('mcpTools over stdio (a real server process)', () => {
     expect(run).toStrictEqual({
       text: 'done',
       offered: ['add', 'fail', 'pid', 'env'],
-      toolMessage: toolMessage('fail', { type: 'error-text', value: 'Error: MCP tool "fail" on server "echo" failed: fail was asked to fail: testing' }),
+      toolMessage: toolMessage('fail', {
+        type: 'error-text',
+        value: 'Error: MCP tool "fail" on server "echo" failed: fail was asked to fail: testing',
+      }),
     });
   });
 
-  test('input the server\'s schema refuses reaches the model as a tool error', async () => {
+  test("input the server's schema refuses reaches the model as a tool error", async () => {
     const mcp = await open({ echo });
     const run = await callThroughModel(mcp.tools('mcp:echo')!, 'add', { a: 'two', b: 3 });
     expect(run.text).toStrictEqual('done');
     expect(run.toolMessage).toStrictEqual(
       toolMessage('add', {
         type: 'error-text',
-        value: 'Error: MCP tool "add" on server "echo" failed: MCP error -32602: Input validation error: Invalid arguments for tool add: Invalid input: expected number, received string at a',
+        value:
+          'Error: MCP tool "add" on server "echo" failed: MCP error -32602: Input validation error: Invalid arguments for tool add: Invalid input: expected number, received string at a',
       }),
     );
   });
 
-  test('env and cwd reach the process; the host\'s other variables do not', async () => {
+  test("env and cwd reach the process; the host's other variables do not", async () => {
     process.env.AGENTHOST_TEST_SECRET = 'host-secret';
     try {
       const cwd = fileURLToPath(new URL('./fixtures', import.meta.url));
       const mcp = await open({ echo: { ...echo, env: { ECHO_GREETING: 'hello' }, cwd } });
-      expect(JSON.parse(await textOf(mcp.tools('mcp:echo'), 'env', {}))).toStrictEqual({ greeting: 'hello', secret: null, cwd });
+      expect(JSON.parse(await textOf(mcp.tools('mcp:echo'), 'env', {}))).toStrictEqual({
+        greeting: 'hello',
+        secret: null,
+        cwd,
+      });
     } finally {
       delete process.env.AGENTHOST_TEST_SECRET;
     }
@@ -150,13 +172,21 @@ describe('mcpTools over stdio (a real server process)', () => {
     await mcp.close();
     expect(mcp.listTools()).toStrictEqual(['mcp:echo']);
     const run = await callThroughModel(tools, 'add', { a: 1, b: 2 });
-    expect(run.toolMessage).toStrictEqual(toolMessage('add', { type: 'error-text', value: 'MCPClientError: Attempted to send a request from a closed client' }));
+    expect(run.toolMessage).toStrictEqual(
+      toolMessage('add', {
+        type: 'error-text',
+        value: 'MCPClientError: Attempted to send a request from a closed client',
+      }),
+    );
   });
 
   test('several servers are separate integrations, in the order given', async () => {
     const mcp = await open({ first: echo, second: echo });
     expect(mcp.listTools()).toStrictEqual(['mcp:first', 'mcp:second']);
-    const [a, b] = await Promise.all([textOf(mcp.tools('mcp:first'), 'pid', {}), textOf(mcp.tools('mcp:second'), 'pid', {})]);
+    const [a, b] = await Promise.all([
+      textOf(mcp.tools('mcp:first'), 'pid', {}),
+      textOf(mcp.tools('mcp:second'), 'pid', {}),
+    ]);
     expect(a === b).toStrictEqual(false);
   });
 
@@ -166,19 +196,36 @@ describe('mcpTools over stdio (a real server process)', () => {
   });
 
   test('a command that does not exist rejects with an error naming the server', async () => {
-    const error = await rejection(mcpTools({ broken: { command: 'agenthost-no-such-command', env: { API_TOKEN: 'env-secret-value' } } }));
-    expect(error).toStrictEqual(new Error('MCP server "broken" could not be started (command "agenthost-no-such-command"): spawn agenthost-no-such-command ENOENT'));
+    const error = await rejection(
+      mcpTools({ broken: { command: 'agenthost-no-such-command', env: { API_TOKEN: 'env-secret-value' } } }),
+    );
+    expect(error).toStrictEqual(
+      new Error(
+        'MCP server "broken" could not be started (command "agenthost-no-such-command"): spawn agenthost-no-such-command ENOENT',
+      ),
+    );
   });
 
   test('a process that exits at once rejects with an error naming the server', async () => {
-    const error = await rejection(mcpTools({ quitter: { command: process.execPath, args: ['-e', 'process.exit(3)'] } }));
+    const error = await rejection(
+      mcpTools({ quitter: { command: process.execPath, args: ['-e', 'process.exit(3)'] } }),
+    );
     expect(error.message).toMatch(/^MCP server "quitter" could not be started \(command ".+"\): .+/);
   });
 
   test('a process that never answers is given up after connectTimeoutMs', async () => {
     const started = Date.now();
-    const error = await rejection(mcpTools({ silent: { command: process.execPath, args: ['-e', 'setInterval(() => {}, 1000)'] } }, { connectTimeoutMs: 300 }));
-    expect(error).toStrictEqual(new Error(`MCP server "silent" could not be started (command "${process.execPath}"): MCP client initialization timed out after 300ms`));
+    const error = await rejection(
+      mcpTools(
+        { silent: { command: process.execPath, args: ['-e', 'setInterval(() => {}, 1000)'] } },
+        { connectTimeoutMs: 300 },
+      ),
+    );
+    expect(error).toStrictEqual(
+      new Error(
+        `MCP server "silent" could not be started (command "${process.execPath}"): MCP client initialization timed out after 300ms`,
+      ),
+    );
     expect(Date.now() - started).toBeLessThan(5_000);
   });
 
@@ -187,11 +234,18 @@ describe('mcpTools over stdio (a real server process)', () => {
     try {
       const error = await rejection(
         mcpTools(
-          { good: { ...echo, env: { ECHO_PID_FILE: pidFile } }, silent: { command: process.execPath, args: ['-e', 'setInterval(() => {}, 1000)'] } },
+          {
+            good: { ...echo, env: { ECHO_PID_FILE: pidFile } },
+            silent: { command: process.execPath, args: ['-e', 'setInterval(() => {}, 1000)'] },
+          },
           { connectTimeoutMs: 1_000 },
         ),
       );
-      expect(error).toStrictEqual(new Error(`MCP server "silent" could not be started (command "${process.execPath}"): MCP client initialization timed out after 1000ms`));
+      expect(error).toStrictEqual(
+        new Error(
+          `MCP server "silent" could not be started (command "${process.execPath}"): MCP client initialization timed out after 1000ms`,
+        ),
+      );
       const pid = Number(await readFile(pidFile, 'utf8'));
       expect([pid > 0, await waitUntilGone(pid)]).toStrictEqual([true, true]);
     } finally {
@@ -209,12 +263,18 @@ describe('mcpTools over stdio (a real server process)', () => {
   });
 
   test('a config with neither or both of command and url, or a bad URL, is refused', async () => {
-    expect(await rejection(mcpTools({ x: {} as never }))).toStrictEqual(new TypeError('MCP server "x" needs either a "command" (stdio) or a "url" (HTTP), not neither'));
+    expect(await rejection(mcpTools({ x: {} as never }))).toStrictEqual(
+      new TypeError('MCP server "x" needs either a "command" (stdio) or a "url" (HTTP), not neither'),
+    );
     expect(await rejection(mcpTools({ x: { command: 'node', url: 'http://127.0.0.1' } as never }))).toStrictEqual(
       new TypeError('MCP server "x" needs either a "command" (stdio) or a "url" (HTTP), not both'),
     );
-    expect(await rejection(mcpTools({ x: { command: ' ' } }))).toStrictEqual(new TypeError('MCP server "x" has an empty command'));
-    expect(await rejection(mcpTools({ x: { url: 'file:///etc/passwd?token=abc' } }))).toStrictEqual(new TypeError('MCP server "x" needs an http or https URL'));
+    expect(await rejection(mcpTools({ x: { command: ' ' } }))).toStrictEqual(
+      new TypeError('MCP server "x" has an empty command'),
+    );
+    expect(await rejection(mcpTools({ x: { url: 'file:///etc/passwd?token=abc' } }))).toStrictEqual(
+      new TypeError('MCP server "x" needs an http or https URL'),
+    );
   });
 });
 
@@ -226,9 +286,13 @@ describe('mcpTools over Streamable HTTP (a real server in this process)', () => 
 
   function mcpServer(): McpServer {
     const mcp = new McpServer({ name: 'remote', version: '1.0.0' });
-    mcp.registerTool('multiply', { description: 'Multiplies two numbers', inputSchema: { a: z.number(), b: z.number() } }, async ({ a, b }) => ({
-      content: [{ type: 'text', text: String(a * b) }],
-    }));
+    mcp.registerTool(
+      'multiply',
+      { description: 'Multiplies two numbers', inputSchema: { a: z.number(), b: z.number() } },
+      async ({ a, b }) => ({
+        content: [{ type: 'text', text: String(a * b) }],
+      }),
+    );
     mcp.registerTool('explode', { description: 'Always fails' }, async () => {
       throw new Error('exploded on purpose');
     });
@@ -239,7 +303,9 @@ describe('mcpTools over Streamable HTTP (a real server in this process)', () => 
     server = createServer((req, res) => {
       if (req.headers.authorization !== `Bearer ${TOKEN}`) {
         // Echoes what it got, as careless servers do, so the test can check that it is redacted.
-        res.writeHead(401, { 'content-type': 'application/json' }).end(JSON.stringify({ error: `bad credentials: ${req.headers.authorization ?? 'none'}` }));
+        res
+          .writeHead(401, { 'content-type': 'application/json' })
+          .end(JSON.stringify({ error: `bad credentials: ${req.headers.authorization ?? 'none'}` }));
         return;
       }
       const sessionId = req.headers['mcp-session-id'];
@@ -284,7 +350,12 @@ describe('mcpTools over Streamable HTTP (a real server in this process)', () => 
   test('a tool that throws on the server reaches the model as a tool error', async () => {
     const mcp = await open({ remote: { url, headers: { Authorization: `Bearer ${TOKEN}` } } });
     const run = await callThroughModel(mcp.tools('mcp:remote')!, 'explode', {});
-    expect(run.toolMessage).toStrictEqual(toolMessage('explode', { type: 'error-text', value: 'Error: MCP tool "explode" on server "remote" failed: exploded on purpose' }));
+    expect(run.toolMessage).toStrictEqual(
+      toolMessage('explode', {
+        type: 'error-text',
+        value: 'Error: MCP tool "explode" on server "remote" failed: exploded on purpose',
+      }),
+    );
   });
 
   test('close() ends the HTTP session', async () => {
@@ -298,7 +369,9 @@ describe('mcpTools over Streamable HTTP (a real server in this process)', () => 
     const wrong = 'wrong-token-9876543210';
     const error = await rejection(mcpTools({ remote: { url, headers: { Authorization: `Bearer ${wrong}` } } }));
     expect(error).toStrictEqual(
-      new Error('MCP server "remote" could not be connected: MCP HTTP Transport Error: POSTing to endpoint (HTTP 401): {"error":"bad credentials: [redacted]"}'),
+      new Error(
+        'MCP server "remote" could not be connected: MCP HTTP Transport Error: POSTing to endpoint (HTTP 401): {"error":"bad credentials: [redacted]"}',
+      ),
     );
     expect(`${error.message} ${error.stack}`).not.toContain(wrong);
   });
@@ -316,9 +389,9 @@ describe('mcpTools over Streamable HTTP (a real server in this process)', () => 
   test('stdio and HTTP servers together', async () => {
     const mcp = await open({ echo, remote: { url, headers: { Authorization: `Bearer ${TOKEN}` } } });
     expect(mcp.listTools()).toStrictEqual(['mcp:echo', 'mcp:remote']);
-    expect([await textOf(mcp.tools('mcp:echo'), 'add', { a: 1, b: 2 }), await textOf(mcp.tools('mcp:remote'), 'multiply', { a: 3, b: 4 })]).toStrictEqual([
-      '3',
-      '12',
-    ]);
+    expect([
+      await textOf(mcp.tools('mcp:echo'), 'add', { a: 1, b: 2 }),
+      await textOf(mcp.tools('mcp:remote'), 'multiply', { a: 3, b: 4 }),
+    ]).toStrictEqual(['3', '12']);
   });
 });

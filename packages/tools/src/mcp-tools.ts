@@ -59,14 +59,19 @@ function isStdio(config: McpServerConfig): config is McpStdioServerConfig {
 
 function validate(name: string, config: McpServerConfig): void {
   if (!SERVER_NAME.test(name)) {
-    throw new TypeError(`Invalid MCP server name ${JSON.stringify(name.slice(0, 80))}: use 1 to 64 letters, digits, "_" or "-"`);
+    throw new TypeError(
+      `Invalid MCP server name ${JSON.stringify(name.slice(0, 80))}: use 1 to 64 letters, digits, "_" or "-"`,
+    );
   }
   const hasCommand = typeof (config as Partial<McpStdioServerConfig>)?.command === 'string';
   const hasUrl = typeof (config as Partial<McpHttpServerConfig>)?.url === 'string';
   if (hasCommand === hasUrl) {
-    throw new TypeError(`MCP server "${name}" needs either a "command" (stdio) or a "url" (HTTP), not ${hasCommand ? 'both' : 'neither'}`);
+    throw new TypeError(
+      `MCP server "${name}" needs either a "command" (stdio) or a "url" (HTTP), not ${hasCommand ? 'both' : 'neither'}`,
+    );
   }
-  if (hasCommand && !(config as McpStdioServerConfig).command.trim()) throw new TypeError(`MCP server "${name}" has an empty command`);
+  if (hasCommand && !(config as McpStdioServerConfig).command.trim())
+    throw new TypeError(`MCP server "${name}" has an empty command`);
   if (hasUrl) {
     let protocol: string | undefined;
     try {
@@ -74,7 +79,8 @@ function validate(name: string, config: McpServerConfig): void {
     } catch {
       // Reported below without echoing the URL, which may carry a token.
     }
-    if (protocol !== 'http:' && protocol !== 'https:') throw new TypeError(`MCP server "${name}" needs an http or https URL`);
+    if (protocol !== 'http:' && protocol !== 'https:')
+      throw new TypeError(`MCP server "${name}" needs an http or https URL`);
   }
 }
 
@@ -86,7 +92,8 @@ function secretsOf(config: McpServerConfig): string[] {
   } else {
     secrets.push(...Object.values(config.headers ?? {}));
     // "Bearer abc": redact the token on its own too, but not the scheme word.
-    for (const value of Object.values(config.headers ?? {})) secrets.push(...value.split(/\s+/).filter((part) => !/^(bearer|basic|token)$/i.test(part)));
+    for (const value of Object.values(config.headers ?? {}))
+      secrets.push(...value.split(/\s+/).filter((part) => !/^(bearer|basic|token)$/i.test(part)));
     try {
       const url = new URL(config.url);
       secrets.push(url.username, url.password, url.search.slice(1), ...[...url.searchParams.values()]);
@@ -100,7 +107,9 @@ function secretsOf(config: McpServerConfig): string[] {
 
 function reason(error: unknown, secrets: readonly string[]): string {
   let text = error instanceof Error ? error.message : String(error);
-  const code = (error as { code?: unknown; cause?: { code?: unknown } })?.code ?? (error as { cause?: { code?: unknown } })?.cause?.code;
+  const code =
+    (error as { code?: unknown; cause?: { code?: unknown } })?.code ??
+    (error as { cause?: { code?: unknown } })?.cause?.code;
   if (typeof code === 'string' && !text.includes(code)) text += ` (${code})`;
   for (const secret of secrets) text = text.replaceAll(secret, '[redacted]');
   text = text.replace(/\s+/g, ' ').trim();
@@ -109,10 +118,15 @@ function reason(error: unknown, secrets: readonly string[]): string {
 
 /** The text of an MCP tool result that reports an error (`isError: true`), or undefined for a success. */
 function errorText(result: unknown): string | undefined {
-  if (typeof result !== 'object' || result === null || (result as { isError?: unknown }).isError !== true) return undefined;
+  if (typeof result !== 'object' || result === null || (result as { isError?: unknown }).isError !== true)
+    return undefined;
   const content = (result as { content?: unknown }).content;
   const texts = Array.isArray(content)
-    ? content.filter((part): part is { type: 'text'; text: string } => part?.type === 'text' && typeof part.text === 'string').map((part) => part.text)
+    ? content
+        .filter(
+          (part): part is { type: 'text'; text: string } => part?.type === 'text' && typeof part.text === 'string',
+        )
+        .map((part) => part.text)
     : [];
   return texts.join('\n').trim() || 'the tool reported an error without a message';
 }
@@ -186,7 +200,10 @@ async function connect(name: string, config: McpServerConfig, connectTimeoutMs: 
  * const service = new AgentService({ ..., tools: combineTools(builtinTools(), mcp) });
  * // on shutdown: await mcp.close();
  */
-export async function mcpTools(servers: Record<string, McpServerConfig>, options: McpToolsOptions = {}): Promise<McpToolProvider> {
+export async function mcpTools(
+  servers: Record<string, McpServerConfig>,
+  options: McpToolsOptions = {},
+): Promise<McpToolProvider> {
   const connectTimeoutMs = options.connectTimeoutMs ?? 30_000;
   const entries = Object.entries(servers);
   for (const [name, config] of entries) validate(name, config);

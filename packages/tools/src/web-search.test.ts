@@ -3,7 +3,7 @@ import type { AddressInfo } from 'node:net';
 import { generateText, stepCountIs } from 'ai';
 import { MockLanguageModelV4 } from 'ai/test';
 import { afterAll, beforeAll, beforeEach, describe, expect, test } from 'vitest';
-import { webSearchTool, type WebSearchToolOptions } from './web-search.js';
+import { type WebSearchToolOptions, webSearchTool } from './web-search.js';
 
 const API_KEY = 'tvly-test-0123456789abcdef';
 
@@ -103,7 +103,9 @@ describe('web_search', () => {
       query: 'agenthost',
       results: [{ title: 'First', url: 'https://example.com/1', content: 'An extract.', score: 0.91 }],
     });
-    expect(requests.map((r) => [r.path, r.body])).toStrictEqual([['/search', { query: 'agenthost', max_results: 1, search_depth: 'basic' }]]);
+    expect(requests.map((r) => [r.path, r.body])).toStrictEqual([
+      ['/search', { query: 'agenthost', max_results: 1, search_depth: 'basic' }],
+    ]);
   });
 
   test('a custom fetch is used', async () => {
@@ -116,29 +118,39 @@ describe('web_search', () => {
     expect(seen).toStrictEqual([`${baseURL}/search`]);
   });
 
-  test('401 is an error with the status and Tavily\'s reason, without the key', async () => {
+  test("401 is an error with the status and Tavily's reason, without the key", async () => {
     reply = { status: 401, body: JSON.stringify({ detail: { error: `Unauthorized: invalid API key ${API_KEY}` } }) };
     const error = await failure(search('agenthost'));
     expect(error.message).toStrictEqual('Web search failed with HTTP 401: Unauthorized: invalid API key [redacted]');
-    expect(JSON.stringify({ message: error.message, stack: error.stack, cause: String(error.cause) })).not.toContain(API_KEY);
+    expect(JSON.stringify({ message: error.message, stack: error.stack, cause: String(error.cause) })).not.toContain(
+      API_KEY,
+    );
   });
 
   test('500 with a body that is not JSON is an error with the status', async () => {
     reply = { status: 500, body: 'upstream exploded' };
-    expect(await failure(search('agenthost'))).toStrictEqual(new Error('Web search failed with HTTP 500: upstream exploded'));
+    expect(await failure(search('agenthost'))).toStrictEqual(
+      new Error('Web search failed with HTTP 500: upstream exploded'),
+    );
   });
 
   test('a success that is not JSON, or has no results list, is an error', async () => {
     reply = { status: 200, body: '<html>' };
-    expect(await failure(search('agenthost'))).toStrictEqual(new Error('Web search returned a response that is not JSON'));
+    expect(await failure(search('agenthost'))).toStrictEqual(
+      new Error('Web search returned a response that is not JSON'),
+    );
     reply = { status: 200, body: JSON.stringify({ detail: 'nothing' }) };
-    expect(await failure(search('agenthost'))).toStrictEqual(new Error('Web search returned a response without a results list'));
+    expect(await failure(search('agenthost'))).toStrictEqual(
+      new Error('Web search returned a response without a results list'),
+    );
   });
 
   test('a server that does not answer in time is a timeout error', async () => {
     reply = { hang: true };
     const started = Date.now();
-    expect(await failure(search('agenthost', { timeoutMs: 200 }))).toStrictEqual(new Error('Web search timed out after 200 ms'));
+    expect(await failure(search('agenthost', { timeoutMs: 200 }))).toStrictEqual(
+      new Error('Web search timed out after 200 ms'),
+    );
     expect(Date.now() - started).toBeLessThan(5_000);
     expect(requests).toHaveLength(1);
   });
@@ -148,7 +160,9 @@ describe('web_search', () => {
     await new Promise<void>((resolve) => closed.listen(0, '127.0.0.1', resolve));
     const port = (closed.address() as AddressInfo).port;
     await new Promise<void>((resolve) => closed.close(() => resolve()));
-    expect(await failure(search('agenthost', { baseURL: `http://127.0.0.1:${port}` }))).toStrictEqual(new Error('Web search request failed (ECONNREFUSED)'));
+    expect(await failure(search('agenthost', { baseURL: `http://127.0.0.1:${port}` }))).toStrictEqual(
+      new Error('Web search request failed (ECONNREFUSED)'),
+    );
   });
 
   test('a blank query is refused without a request', async () => {
@@ -158,24 +172,41 @@ describe('web_search', () => {
 
   test('options are checked when the tool is made', () => {
     expect(() => webSearchTool({ apiKey: '' })).toThrow(new TypeError('webSearchTool needs a Tavily API key'));
-    expect(() => webSearchTool({ apiKey: API_KEY, maxResults: 0 })).toThrow(new RangeError('maxResults must be an integer from 1 to 20'));
+    expect(() => webSearchTool({ apiKey: API_KEY, maxResults: 0 })).toThrow(
+      new RangeError('maxResults must be an integer from 1 to 20'),
+    );
   });
 
   test('through generateText the model receives the parsed results', async () => {
-    const usage = { inputTokens: { total: 1, noCache: 1, cacheRead: 0, cacheWrite: 0 }, outputTokens: { total: 1, text: 1, reasoning: 0 } };
+    const usage = {
+      inputTokens: { total: 1, noCache: 1, cacheRead: 0, cacheWrite: 0 },
+      outputTokens: { total: 1, text: 1, reasoning: 0 },
+    };
     const model = new MockLanguageModelV4({
       doGenerate: [
         {
-          content: [{ type: 'tool-call', toolCallId: 'call-1', toolName: 'web_search', input: '{"query":"agenthost"}' }],
+          content: [
+            { type: 'tool-call', toolCallId: 'call-1', toolName: 'web_search', input: '{"query":"agenthost"}' },
+          ],
           finishReason: { unified: 'tool-calls', raw: 'tool_calls' },
           usage,
           warnings: [],
         },
-        { content: [{ type: 'text', text: 'found it' }], finishReason: { unified: 'stop', raw: 'stop' }, usage, warnings: [] },
+        {
+          content: [{ type: 'text', text: 'found it' }],
+          finishReason: { unified: 'stop', raw: 'stop' },
+          usage,
+          warnings: [],
+        },
       ],
     });
     reply = { status: 200, body: JSON.stringify({ results: [tavilyBody.results[0]] }) };
-    const result = await generateText({ model, tools: { web_search: webSearchTool({ apiKey: API_KEY, baseURL }) }, prompt: 'Search', stopWhen: stepCountIs(3) });
+    const result = await generateText({
+      model,
+      tools: { web_search: webSearchTool({ apiKey: API_KEY, baseURL }) },
+      prompt: 'Search',
+      stopWhen: stepCountIs(3),
+    });
     expect(result.text).toStrictEqual('found it');
     expect(model.doGenerateCalls[1]!.prompt.at(-1)).toStrictEqual({
       role: 'tool',
@@ -188,7 +219,10 @@ describe('web_search', () => {
           providerOptions: undefined,
           output: {
             type: 'json',
-            value: { query: 'agenthost', results: [{ title: 'First', url: 'https://example.com/1', content: 'An extract.', score: 0.91 }] },
+            value: {
+              query: 'agenthost',
+              results: [{ title: 'First', url: 'https://example.com/1', content: 'An extract.', score: 0.91 }],
+            },
           },
         },
       ],

@@ -1,4 +1,4 @@
-import { tool, type Tool } from 'ai';
+import { type Tool, tool } from 'ai';
 import { z } from 'zod';
 
 /** Options of {@link webSearchTool}. */
@@ -64,7 +64,8 @@ async function errorDetail(response: Response, apiKey: string): Promise<string> 
   let detail = text;
   try {
     const body = JSON.parse(text) as { detail?: { error?: unknown } | string; error?: unknown; message?: unknown };
-    const candidate = typeof body.detail === 'string' ? body.detail : (body.detail?.error ?? body.error ?? body.message);
+    const candidate =
+      typeof body.detail === 'string' ? body.detail : (body.detail?.error ?? body.error ?? body.message);
     if (typeof candidate === 'string') detail = candidate;
   } catch {
     // Not JSON: keep the text itself.
@@ -83,12 +84,14 @@ async function errorDetail(response: Response, apiKey: string): Promise<string> 
 export function webSearchTool(options: WebSearchToolOptions): Tool<WebSearchInput, WebSearchOutput> {
   const { apiKey, timeoutMs = 15_000, maxResults = 5 } = options;
   if (!apiKey) throw new TypeError('webSearchTool needs a Tavily API key');
-  if (!Number.isInteger(maxResults) || maxResults < 1 || maxResults > 20) throw new RangeError('maxResults must be an integer from 1 to 20');
+  if (!Number.isInteger(maxResults) || maxResults < 1 || maxResults > 20)
+    throw new RangeError('maxResults must be an integer from 1 to 20');
   const endpoint = `${(options.baseURL ?? DEFAULT_BASE_URL).replace(/\/+$/, '')}/search`;
   const fetchImpl = options.fetch ?? globalThis.fetch;
 
   return tool({
-    description: 'Searches the web and returns the most relevant pages with a title, URL and an extract of each. Use it for current events and facts you are unsure of.',
+    description:
+      'Searches the web and returns the most relevant pages with a title, URL and an extract of each. Use it for current events and facts you are unsure of.',
     inputSchema: z.object({
       query: z.string().min(1).max(400).describe('What to search for, as you would type it into a search engine'),
     }),
@@ -125,7 +128,9 @@ export function webSearchTool(options: WebSearchToolOptions): Tool<WebSearchInpu
       if (!parsed.success) throw new Error('Web search returned a response without a results list');
       return {
         query,
-        results: parsed.data.results.slice(0, maxResults).map((r) => ({ title: r.title, url: r.url, content: trimContent(r.content), score: r.score })),
+        results: parsed.data.results
+          .slice(0, maxResults)
+          .map((r) => ({ title: r.title, url: r.url, content: trimContent(r.content), score: r.score })),
       };
     },
   });

@@ -34,6 +34,7 @@ export type FieldIssues = Record<string, FieldIssue>;
  * global registry, not `instanceof`).
  */
 export class AgentHostError extends Error {
+  // biome-ignore lint/correctness/noUnusedPrivateClassMembers: read by isInstance, through the global symbol.
   private readonly [symbol] = true;
   /** What went wrong, independent of any transport. */
   readonly code: ErrorCode;

@@ -5,7 +5,11 @@ import { AgentHostError } from './agenthost-error.js';
  * `json_format` schema past its deadline). Nothing was changed; retrying later can succeed.
  */
 export class OverloadedError extends AgentHostError {
-  constructor({ message = 'The server is busy; retry later', cause, retryAfterSeconds = 1 }: { message?: string; cause?: unknown; retryAfterSeconds?: number } = {}) {
+  constructor({
+    message = 'The server is busy; retry later',
+    cause,
+    retryAfterSeconds = 1,
+  }: { message?: string; cause?: unknown; retryAfterSeconds?: number } = {}) {
     super({ code: 'overloaded', message, cause, retryAfterSeconds });
     this.name = 'OverloadedError';
   }

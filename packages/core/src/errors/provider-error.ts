@@ -44,9 +44,19 @@ export class ProviderError extends AgentHostError {
     cause,
     retryAfterSeconds,
     provider,
-  }: { failure?: ProviderFailure; cause?: unknown; retryAfterSeconds?: number; provider?: ProviderFailureSummary } = {}) {
+  }: {
+    failure?: ProviderFailure;
+    cause?: unknown;
+    retryAfterSeconds?: number;
+    provider?: ProviderFailureSummary;
+  } = {}) {
     super({
-      code: failure === 'timeout' ? 'provider_timeout' : failure === 'rate_limited' ? 'provider_rate_limited' : 'provider_error',
+      code:
+        failure === 'timeout'
+          ? 'provider_timeout'
+          : failure === 'rate_limited'
+            ? 'provider_rate_limited'
+            : 'provider_error',
       message: MESSAGES[failure],
       cause,
       ...(retryAfterSeconds !== undefined && { retryAfterSeconds }),

@@ -5,7 +5,11 @@ import { AgentHostError } from './agenthost-error.js';
  * again (`retryAfterSeconds`). Nothing was changed.
  */
 export class RateLimitedError extends AgentHostError {
-  constructor({ message = 'Too many requests; retry later', cause, retryAfterSeconds = 1 }: { message?: string; cause?: unknown; retryAfterSeconds?: number } = {}) {
+  constructor({
+    message = 'Too many requests; retry later',
+    cause,
+    retryAfterSeconds = 1,
+  }: { message?: string; cause?: unknown; retryAfterSeconds?: number } = {}) {
     super({ code: 'rate_limited', message, cause, retryAfterSeconds });
     this.name = 'RateLimitedError';
   }

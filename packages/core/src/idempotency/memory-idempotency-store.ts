@@ -59,8 +59,8 @@ export function memoryIdempotencyStore(options: MemoryIdempotencyOptions = {}): 
     },
     async putIdempotency(key, record, ttlMs) {
       const name = partitionOf(key);
-      let partition = partitions.get(name);
-      if (!partition) partitions.set(name, (partition = new Map()));
+      const partition = partitions.get(name) ?? new Map<string, Entry>();
+      partitions.set(name, partition);
       drop(partition, key);
       partition.set(key, { record: structuredClone(record), expires: Date.now() + ttlMs });
       if (record.state !== 'done') return;
@@ -85,6 +85,7 @@ export function memoryIdempotencyStore(options: MemoryIdempotencyOptions = {}): 
 
 function bound(name: string, value: number | undefined, fallback: number): number {
   const v = value ?? fallback;
-  if (!Number.isSafeInteger(v) || v < 1) throw new TypeError(`memoryIdempotencyStore: ${name} must be a positive integer`);
+  if (!Number.isSafeInteger(v) || v < 1)
+    throw new TypeError(`memoryIdempotencyStore: ${name} must be a positive integer`);
   return v;
 }

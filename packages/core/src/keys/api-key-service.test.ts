@@ -39,25 +39,45 @@ describe('ApiKeyService', () => {
     const store = new MemoryStore();
     const { key } = await new ApiKeyService({ store, secret: SECRET }).createKey({ account: 'acme' });
     expect(await new ApiKeyService({ store, secret: `${SECRET}-rotated` }).authenticate(key)).toBeNull();
-    expect(await new ApiKeyService({ store, secret: SECRET }).authenticate(key)).toStrictEqual({ accountId: 'acme', scopes: ['agents:read', 'agents:write', 'agents:run'], keyId: expect.any(String) });
+    expect(await new ApiKeyService({ store, secret: SECRET }).authenticate(key)).toStrictEqual({
+      accountId: 'acme',
+      scopes: ['agents:read', 'agents:write', 'agents:run'],
+      keyId: expect.any(String),
+    });
   });
 
   test('a missing or short secret is refused at creation', () => {
     const store = new MemoryStore();
-    expect(() => new ApiKeyService({ store } as never)).toThrow(new TypeError('ApiKeyService: options.secret must be a string of at least 32 characters'));
-    expect(() => new ApiKeyService({ store, secret: 'short' })).toThrow(new TypeError('ApiKeyService: options.secret must be a string of at least 32 characters'));
+    expect(() => new ApiKeyService({ store } as never)).toThrow(
+      new TypeError('ApiKeyService: options.secret must be a string of at least 32 characters'),
+    );
+    expect(() => new ApiKeyService({ store, secret: 'short' })).toThrow(
+      new TypeError('ApiKeyService: options.secret must be a string of at least 32 characters'),
+    );
   });
 
   test('a key stored under its bare digest still authenticates, and its first use moves it to the keyed hash', async () => {
     const store = new MemoryStore();
     await store.createKey(legacyRecord());
     const keys = new ApiKeyService({ store, secret: SECRET, now: testClock('2026-11-22T10:00:00.000Z') });
-    expect(await keys.authenticate(KEY)).toStrictEqual({ accountId: 'acme', scopes: ['agents:read'], keyId: 'key_legacy' });
+    expect(await keys.authenticate(KEY)).toStrictEqual({
+      accountId: 'acme',
+      scopes: ['agents:read'],
+      keyId: 'key_legacy',
+    });
     await settle();
-    const moved = { ...legacyRecord(), digest: keyedHash(SECRET, 'api-key', KEY), last_used_at: '2026-11-22T10:00:00.000Z' };
+    const moved = {
+      ...legacyRecord(),
+      digest: keyedHash(SECRET, 'api-key', KEY),
+      last_used_at: '2026-11-22T10:00:00.000Z',
+    };
     expect(await store.listKeys()).toStrictEqual([moved]);
     expect(await store.findKeyByDigest(sha256(KEY, 'hex'))).toBeUndefined();
-    expect(await keys.authenticate(KEY)).toStrictEqual({ accountId: 'acme', scopes: ['agents:read'], keyId: 'key_legacy' });
+    expect(await keys.authenticate(KEY)).toStrictEqual({
+      accountId: 'acme',
+      scopes: ['agents:read'],
+      keyId: 'key_legacy',
+    });
     expect((await keys.revokeKey('key_legacy')).revoked_at).toBe('2026-11-22T10:00:00.000Z');
     expect(await keys.authenticate(KEY)).toBeNull();
     expect(await store.listKeys()).toStrictEqual([{ ...moved, revoked_at: '2026-11-22T10:00:00.000Z' }]);
@@ -90,6 +110,10 @@ describe('ApiKeyService', () => {
       },
     });
     const keys = new ApiKeyService({ store: racing, secret: SECRET });
-    expect(await keys.authenticate(KEY)).toStrictEqual({ accountId: 'acme', scopes: ['agents:read'], keyId: 'key_legacy' });
+    expect(await keys.authenticate(KEY)).toStrictEqual({
+      accountId: 'acme',
+      scopes: ['agents:read'],
+      keyId: 'key_legacy',
+    });
   });
 });

@@ -33,9 +33,17 @@ const createKeySchema = z.object({
   account: z
     .string({ error: 'account is required' })
     .regex(/^[A-Za-z0-9._-]{1,64}$/, 'account must be 1-64 characters of letters, digits, ".", "_" or "-"'),
-  name: z.string({ error: 'name must be a string' }).trim().min(1).max(100, 'name must be at most 100 characters').optional(),
+  name: z
+    .string({ error: 'name must be a string' })
+    .trim()
+    .min(1)
+    .max(100, 'name must be at most 100 characters')
+    .optional(),
   scopes: z
-    .array(z.enum(API_KEY_SCOPES as [ApiKeyScope, ...ApiKeyScope[]], { error: `scopes are ${API_KEY_SCOPES.join(', ')}` }), { error: 'scopes must be a list' })
+    .array(
+      z.enum(API_KEY_SCOPES as [ApiKeyScope, ...ApiKeyScope[]], { error: `scopes are ${API_KEY_SCOPES.join(', ')}` }),
+      { error: 'scopes must be a list' },
+    )
     .min(1, 'give at least one scope')
     .optional(),
 });
@@ -74,7 +82,11 @@ export class ApiKeyService {
    * caller's hands; store it now.
    * @throws InvalidInputError for a bad account, name or scope.
    */
-  async createKey(input: { account: string; name?: string; scopes?: readonly ApiKeyScope[] }): Promise<{ key: string; record: ApiKeyInfo }> {
+  async createKey(input: {
+    account: string;
+    name?: string;
+    scopes?: readonly ApiKeyScope[];
+  }): Promise<{ key: string; record: ApiKeyInfo }> {
     const { account, name, scopes } = parseInput(createKeySchema, input);
     const key = KEY_PREFIX + randomBytes(24).toString('base64url');
     const record: ApiKeyRecord = {
@@ -94,7 +106,9 @@ export class ApiKeyService {
 
   /** Every key (optionally of one account), oldest first, without digests. */
   async listKeys(options: { account?: string } = {}): Promise<ApiKeyInfo[]> {
-    return (await this.#store.listKeys()).filter((k) => options.account === undefined || k.account_id === options.account).map(info);
+    return (await this.#store.listKeys())
+      .filter((k) => options.account === undefined || k.account_id === options.account)
+      .map(info);
   }
 
   /**

@@ -1,6 +1,6 @@
 import { createHash, createHmac } from 'node:crypto';
 import { describe, expect, test } from 'vitest';
-import { MIN_SECRET_LENGTH, checkSecret, keyedHash } from './keyed-hash.js';
+import { checkSecret, keyedHash, MIN_SECRET_LENGTH } from './keyed-hash.js';
 
 const SECRET = 'a-deployment-secret-of-32-chars!';
 
@@ -25,7 +25,9 @@ describe('keyedHash', () => {
     expect(MIN_SECRET_LENGTH).toBe(32);
     expect(() => checkSecret(SECRET, 'who')).not.toThrow();
     for (const bad of [undefined, '', 'x'.repeat(31), 42]) {
-      expect(() => checkSecret(bad, 'ApiKeyService: options.secret')).toThrow(new TypeError('ApiKeyService: options.secret must be a string of at least 32 characters'));
+      expect(() => checkSecret(bad, 'ApiKeyService: options.secret')).toThrow(
+        new TypeError('ApiKeyService: options.secret must be a string of at least 32 characters'),
+      );
     }
   });
 });

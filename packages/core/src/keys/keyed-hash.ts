@@ -25,5 +25,6 @@ export function keyedHash(secret: string, purpose: KeyedHashPurpose, value: stri
  * @throws TypeError naming `who` unless `secret` is a string of at least {@link MIN_SECRET_LENGTH} characters.
  */
 export function checkSecret(secret: unknown, who: string): asserts secret is string {
-  if (typeof secret !== 'string' || secret.length < MIN_SECRET_LENGTH) throw new TypeError(`${who} must be a string of at least ${MIN_SECRET_LENGTH} characters`);
+  if (typeof secret !== 'string' || secret.length < MIN_SECRET_LENGTH)
+    throw new TypeError(`${who} must be a string of at least ${MIN_SECRET_LENGTH} characters`);
 }

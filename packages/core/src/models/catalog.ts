@@ -1,4 +1,4 @@
-import { calcPrice, findProvider, type ModelInfo as CatalogModel, type ModelPrice } from '@pydantic/genai-prices';
+import { type ModelInfo as CatalogModel, calcPrice, findProvider, type ModelPrice } from '@pydantic/genai-prices';
 
 /** What the catalog says of one model: its id there, context window and list prices now. */
 export interface CatalogEntry {
@@ -8,7 +8,8 @@ export interface CatalogEntry {
 }
 
 /** Models a chat run cannot use: embeddings, speech, transcription, images, realtime and the like. */
-const NOT_CHAT = /embed|tts|transcri|realtime|audio|image|search|computer-use|moderation|dall-e|whisper|sora|davinci|-instruct$|-live|live-|^(ada|babbage|curie)\b/;
+const NOT_CHAT =
+  /embed|tts|transcri|realtime|audio|image|search|computer-use|moderation|dall-e|whisper|sora|davinci|-instruct$|-live|live-|^(ada|babbage|curie)\b/;
 /** Prices of fine-tuning and of families (`ft:gpt-4o`, `gpt-4-`) rather than models one can name. */
 const NOT_A_MODEL = /:|-$/;
 /**
@@ -50,8 +51,15 @@ export function catalogModels(providerId: string): readonly string[] {
   let ids = listed.get(providerId);
   if (!ids) {
     const retired = NOT_SERVED[providerId];
-    const usable = (m: CatalogModel) => !m.deprecated && m.context_window !== undefined && !NOT_CHAT.test(m.id) && !NOT_A_MODEL.test(m.id) && !retired?.test(m.id);
-    ids = Object.freeze((catalogProvider(providerId) ? (findProvider({ providerId })?.models ?? []) : []).filter(usable).map((m) => m.id));
+    const usable = (m: CatalogModel) =>
+      !m.deprecated &&
+      m.context_window !== undefined &&
+      !NOT_CHAT.test(m.id) &&
+      !NOT_A_MODEL.test(m.id) &&
+      !retired?.test(m.id);
+    ids = Object.freeze(
+      (catalogProvider(providerId) ? (findProvider({ providerId })?.models ?? []) : []).filter(usable).map((m) => m.id),
+    );
     listed.set(providerId, ids);
   }
   return ids;

@@ -20,10 +20,12 @@ class Hole {
 class TooBig extends Error {}
 
 const isSchema = (v: unknown): v is Schema => v !== null && typeof v === 'object' && !Array.isArray(v);
-const whole = (v: unknown, fallback: number) => (typeof v === 'number' && Number.isFinite(v) && v >= 0 ? Math.floor(v) : fallback);
+const whole = (v: unknown, fallback: number) =>
+  typeof v === 'number' && Number.isFinite(v) && v >= 0 ? Math.floor(v) : fallback;
 
 function numberFor(s: Schema, integer: boolean): number {
-  let n = typeof s.minimum === 'number' ? s.minimum : typeof s.exclusiveMinimum === 'number' ? s.exclusiveMinimum + 1 : 0;
+  let n =
+    typeof s.minimum === 'number' ? s.minimum : typeof s.exclusiveMinimum === 'number' ? s.exclusiveMinimum + 1 : 0;
   if (typeof s.maximum === 'number' && n > s.maximum) n = s.maximum;
   return integer ? Math.ceil(n) : n;
 }
@@ -68,16 +70,23 @@ function skeleton(root: unknown, minimal: boolean): { value: unknown; slots: Slo
 }
 
 function cannot(message: string): InvalidInputError {
-  return new InvalidInputError({ details: { json_format: { message: `The echo model answers with the input, which ${message}`, path: ['json_format'] } } });
+  return new InvalidInputError({
+    details: {
+      json_format: { message: `The echo model answers with the input, which ${message}`, path: ['json_format'] },
+    },
+  });
 }
 
 /** Answers "does this text match this pattern?" once per pair, however many strings ask. */
-function patternMatcher(sandbox: SchemaSandbox, accountId: string): (pattern: string, text: string) => Promise<boolean> {
+function patternMatcher(
+  sandbox: SchemaSandbox,
+  accountId: string,
+): (pattern: string, text: string) => Promise<boolean> {
   const asked = new Map<string, Promise<boolean>>();
   return (pattern, text) => {
     const key = JSON.stringify([pattern, text]);
-    let answer = asked.get(key);
-    if (!answer) asked.set(key, (answer = sandbox.matches(accountId, pattern, text)));
+    const answer = asked.get(key) ?? sandbox.matches(accountId, pattern, text);
+    asked.set(key, answer);
     return answer;
   };
 }
@@ -88,7 +97,8 @@ async function fill(slot: Slot, message: string, matches: ReturnType<typeof patt
   const chars = Array.from(message);
   const text = chars.slice(0, whole(schema.maxLength, chars.length)).join('');
   if (Array.from(text).length < whole(schema.minLength, 0)) throw cannot(`is shorter than the minLength of ${path}`);
-  if (typeof schema.pattern === 'string' && !(await matches(schema.pattern, text))) throw cannot(`does not match the pattern of ${path}`);
+  if (typeof schema.pattern === 'string' && !(await matches(schema.pattern, text)))
+    throw cannot(`does not match the pattern of ${path}`);
   return text;
 }
 
@@ -99,7 +109,12 @@ async function fill(slot: Slot, message: string, matches: ReturnType<typeof patt
  * @throws InvalidInputError when the message cannot fill a string (too short, or not matching its
  *   pattern, checked on the linear-time engine) or the smallest value is still too big.
  */
-export async function echoJson(schema: unknown, message: string, maxChars: number, checks: { sandbox: SchemaSandbox; accountId: string }): Promise<string> {
+export async function echoJson(
+  schema: unknown,
+  message: string,
+  maxChars: number,
+  checks: { sandbox: SchemaSandbox; accountId: string },
+): Promise<string> {
   let built: ReturnType<typeof skeleton> | undefined;
   for (const minimal of [false, true]) {
     try {

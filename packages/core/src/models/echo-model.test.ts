@@ -1,6 +1,6 @@
-import { Output, generateText, jsonSchema, streamText } from 'ai';
+import { generateText, jsonSchema, Output, streamText } from 'ai';
 import { describe, expect, test } from 'vitest';
-import { EchoLanguageModel, countEchoTokens } from './echo-model.js';
+import { countEchoTokens, EchoLanguageModel } from './echo-model.js';
 
 const model = new EchoLanguageModel();
 
@@ -38,21 +38,37 @@ describe('EchoLanguageModel', () => {
     const a = await generateText({ model, prompt: 'same' });
     const b = await generateText({ model, prompt: 'same' });
     expect(a.text).toBe(b.text);
-    await expect(generateText({ model, prompt: 'x', abortSignal: AbortSignal.abort(new Error('stop')), maxRetries: 0 })).rejects.toThrow('stop');
+    await expect(
+      generateText({ model, prompt: 'x', abortSignal: AbortSignal.abort(new Error('stop')), maxRetries: 0 }),
+    ).rejects.toThrow('stop');
   });
 
   test('stops at maxOutputTokens, like any model, with finish reason length', async () => {
     const result = await generateText({ model, prompt: 'one two three four five', maxOutputTokens: 4 });
-    expect([result.text, result.usage.outputTokens, result.finishReason]).toStrictEqual(['Echo: one two ', 4, 'length']);
+    expect([result.text, result.usage.outputTokens, result.finishReason]).toStrictEqual([
+      'Echo: one two ',
+      4,
+      'length',
+    ]);
   });
 
   const structured = (schema: object, prompt: string, maxOutputTokens?: number) =>
-    generateText({ model, prompt, maxRetries: 0, output: Output.object({ schema: jsonSchema(schema as never) }), ...(maxOutputTokens && { maxOutputTokens }) });
+    generateText({
+      model,
+      prompt,
+      maxRetries: 0,
+      output: Output.object({ schema: jsonSchema(schema as never) }),
+      ...(maxOutputTokens && { maxOutputTokens }),
+    });
 
   test('fills a schema with the message, leaving optional properties out when all of them would not fit', async () => {
     const schema = {
       type: 'object',
-      properties: { answer: { type: 'string', maxLength: 5 }, n: { type: 'integer', exclusiveMinimum: 2 }, many: { type: 'array', minItems: 3000, items: { type: 'null' } } },
+      properties: {
+        answer: { type: 'string', maxLength: 5 },
+        n: { type: 'integer', exclusiveMinimum: 2 },
+        many: { type: 'array', minItems: 3000, items: { type: 'null' } },
+      },
       required: ['answer', 'n'],
     };
     expect((await structured(schema, 'Hello there')).output).toStrictEqual({ answer: 'Hello', n: 3 });
@@ -66,19 +82,35 @@ describe('EchoLanguageModel', () => {
   });
 
   test('a message that cannot fill a string is an input error, found on the linear-time engine', async () => {
-    const schema = { type: 'object', properties: { v: { type: 'string', maxLength: 64, pattern: '^(a+)+$' } }, required: ['v'] };
+    const schema = {
+      type: 'object',
+      properties: { v: { type: 'string', maxLength: 64, pattern: '^(a+)+$' } },
+      required: ['v'],
+    };
     const started = performance.now();
     const error = await structured(schema, `${'a'.repeat(39)}!`).catch((e: unknown) => e);
     expect(performance.now() - started).toBeLessThan(2_000);
     expect((error as { details: unknown }).details).toStrictEqual({
-      json_format: { message: 'The echo model answers with the input, which does not match the pattern of /v', path: ['json_format'] },
+      json_format: {
+        message: 'The echo model answers with the input, which does not match the pattern of /v',
+        path: ['json_format'],
+      },
     });
     expect((await structured(schema, 'aaaa')).output).toStrictEqual({ v: 'aaaa' });
-    const short = await structured({ type: 'string', minLength: 10 }, 'hi').catch((e: { details: unknown }) => e.details);
-    expect(short).toStrictEqual({ json_format: { message: 'The echo model answers with the input, which is shorter than the minLength of /', path: ['json_format'] } });
+    const short = await structured({ type: 'string', minLength: 10 }, 'hi').catch(
+      (e: { details: unknown }) => e.details,
+    );
+    expect(short).toStrictEqual({
+      json_format: {
+        message: 'The echo model answers with the input, which is shorter than the minLength of /',
+        path: ['json_format'],
+      },
+    });
   });
 
   test('counts words and punctuation marks', () => {
-    expect([countEchoTokens(''), countEchoTokens('Hello, world!'), countEchoTokens('日本語 text')]).toStrictEqual([0, 4, 2]);
+    expect([countEchoTokens(''), countEchoTokens('Hello, world!'), countEchoTokens('日本語 text')]).toStrictEqual([
+      0, 4, 2,
+    ]);
   });
 });

@@ -7,10 +7,10 @@ import type {
   LanguageModelV4StreamResult,
   LanguageModelV4Usage,
 } from '@ai-sdk/provider';
-import { ANSWER_CHARS_PER_TOKEN } from '../structured-output/json-format.js';
-import { sharedSchemaSandbox, type SchemaSandbox } from '../structured-output/schema-sandbox.js';
 import { runContext } from '../run-context.js';
 import { DEFAULT_MAX_OUTPUT_TOKENS } from '../run-limits.js';
+import { ANSWER_CHARS_PER_TOKEN } from '../structured-output/json-format.js';
+import { type SchemaSandbox, sharedSchemaSandbox } from '../structured-output/schema-sandbox.js';
 import { echoJson } from './echo-json.js';
 
 /** The name the echo model is offered under. */
@@ -49,8 +49,8 @@ function usage(prompt: LanguageModelV4Prompt, reply: string): LanguageModelV4Usa
   };
 }
 
-const finish = (cut: boolean) => (cut ? { unified: 'length' as const, raw: 'length' } : { unified: 'stop' as const, raw: 'stop' });
-
+const finish = (cut: boolean) =>
+  cut ? { unified: 'length' as const, raw: 'length' } : { unified: 'stop' as const, raw: 'stop' };
 
 /** The first `max` echo-model tokens of a text, and whether it was cut. */
 function firstTokens(text: string, max: number): { text: string; cut: boolean } {
@@ -62,7 +62,10 @@ function firstTokens(text: string, max: number): { text: string; cut: boolean } 
 }
 
 /** The echo model's answer: the last user message, echoed or put into JSON, within the output limit. */
-async function replyTo(options: LanguageModelV4CallOptions, own: SchemaSandbox | undefined): Promise<{ text: string; cut: boolean }> {
+async function replyTo(
+  options: LanguageModelV4CallOptions,
+  own: SchemaSandbox | undefined,
+): Promise<{ text: string; cut: boolean }> {
   const lastUser = [...options.prompt].reverse().find((m) => m.role === 'user');
   const said = lastUser ? messageText(lastUser) : '';
   const maxTokens = options.maxOutputTokens ?? DEFAULT_MAX_OUTPUT_TOKENS;
@@ -71,7 +74,9 @@ async function replyTo(options: LanguageModelV4CallOptions, own: SchemaSandbox |
     // Patterns are checked in the sandbox of the run's service, in the run's account's turn.
     const run = runContext();
     const checks = { sandbox: own ?? run?.sandbox ?? sharedSchemaSandbox(), accountId: run?.accountId ?? '' };
-    const text = format.schema ? await echoJson(format.schema, said, maxTokens * ANSWER_CHARS_PER_TOKEN, checks) : JSON.stringify({ echo: firstTokens(said, maxTokens - 8).text });
+    const text = format.schema
+      ? await echoJson(format.schema, said, maxTokens * ANSWER_CHARS_PER_TOKEN, checks)
+      : JSON.stringify({ echo: firstTokens(said, maxTokens - 8).text });
     return { text, cut: false };
   }
   return firstTokens(`Echo: ${said}`, maxTokens);
@@ -117,7 +122,9 @@ export class EchoLanguageModel implements LanguageModelV4 {
     const parts: LanguageModelV4StreamPart[] = [
       { type: 'stream-start', warnings: [] },
       { type: 'text-start', id: 't0' },
-      ...(text.match(/\S+\s*/g) ?? []).map((delta): LanguageModelV4StreamPart => ({ type: 'text-delta', id: 't0', delta })),
+      ...(text.match(/\S+\s*/g) ?? []).map(
+        (delta): LanguageModelV4StreamPart => ({ type: 'text-delta', id: 't0', delta }),
+      ),
       { type: 'text-end', id: 't0' },
       { type: 'finish', finishReason: finish(cut), usage: usage(options.prompt, text) },
     ];

@@ -1,8 +1,8 @@
+import { MemoryStore } from '@agenthost/storage';
 import { createAnthropic } from '@ai-sdk/anthropic';
 import { createGoogleGenerativeAI } from '@ai-sdk/google';
 import type { LanguageModelV3StreamPart } from '@ai-sdk/provider';
-import { MemoryStore } from '@agenthost/storage';
-import { MockLanguageModelV3, convertArrayToReadableStream } from 'ai/test';
+import { convertArrayToReadableStream, MockLanguageModelV3 } from 'ai/test';
 import { afterEach, beforeEach, describe, expect, test } from 'vitest';
 import { AgentService } from '../agent-service.js';
 import { AgentHostError } from '../errors/agenthost-error.js';
@@ -44,7 +44,10 @@ const cases: Case[] = [
     model: 'gemini-2.5-flash',
     start: () => startFakeGeminiServer(),
     build: (baseURL) => createGoogleGenerativeAI({ apiKey: API_KEY, baseURL })('gemini-2.5-flash'),
-    path: { plain: '/v1beta/models/gemini-2.5-flash:generateContent', stream: '/v1beta/models/gemini-2.5-flash:streamGenerateContent' },
+    path: {
+      plain: '/v1beta/models/gemini-2.5-flash:generateContent',
+      stream: '/v1beta/models/gemini-2.5-flash:streamGenerateContent',
+    },
     key: ['x-goog-api-key', API_KEY],
   },
 ];
@@ -57,22 +60,56 @@ describe.each(cases)('a model built with $name, run in-process', (provider) => {
   beforeEach(async () => {
     fake = await provider.start();
     store = new MemoryStore();
-    service = new AgentService({ store, models: staticModels({ [provider.model]: provider.build(fake.baseURL) }), generateId: sequentialIds(), maxRetries: 0 });
+    service = new AgentService({
+      store,
+      models: staticModels({ [provider.model]: provider.build(fake.baseURL) }),
+      generateId: sequentialIds(),
+      maxRetries: 0,
+    });
   });
   afterEach(() => fake.close());
 
-  const stored = async (agentId: string, sessionId: string) => (await store.readMessages({ accountId: 'acme', agentId, sessionId })).map((m) => [m.role, m.content]);
-  const what = (r: FakeProviderRequest) => ({ path: r.path, model: r.model, stream: r.stream, key: r.headers[provider.key[0]], messages: r.messages, completed: r.completed });
+  const stored = async (agentId: string, sessionId: string) =>
+    (await store.readMessages({ accountId: 'acme', agentId, sessionId })).map((m) => [m.role, m.content]);
+  const what = (r: FakeProviderRequest) => ({
+    path: r.path,
+    model: r.model,
+    stream: r.stream,
+    key: r.headers[provider.key[0]],
+    messages: r.messages,
+    completed: r.completed,
+  });
 
   test('two runs in one session: the provider gets the instruction, the first turn and the input; output and tokens come back', async () => {
     const { agent_id } = await service.createAgent('acme', { name: 'Terse', instruction, model: provider.model });
     const first = await service.runAgent('acme', agent_id, { input: 'What is agenthost?' });
-    const second = await service.runAgent('acme', agent_id, { input: 'And how do I run it?', session_id: first.session_id });
+    const second = await service.runAgent('acme', agent_id, {
+      input: 'And how do I run it?',
+      session_id: first.session_id,
+    });
 
     // The fake counts words plus one per message: (1+5) + (1+3) = 10 in, 5 out; then (1+5) + (1+3) + (1+5) + (1+6) = 23 in, 8 out.
     expect([first, second]).toStrictEqual([
-      { output: 'Reply to: What is agenthost?', session_id: 'session_1', metadata: { model: provider.model, tool_used: null, tokens: { prompt: 10, completion: 5, total: 15 }, omitted_messages: 0 } },
-      { output: 'Reply to: And how do I run it?', session_id: 'session_1', metadata: { model: provider.model, tool_used: null, tokens: { prompt: 23, completion: 8, total: 31 }, omitted_messages: 0 } },
+      {
+        output: 'Reply to: What is agenthost?',
+        session_id: 'session_1',
+        metadata: {
+          model: provider.model,
+          tool_used: null,
+          tokens: { prompt: 10, completion: 5, total: 15 },
+          omitted_messages: 0,
+        },
+      },
+      {
+        output: 'Reply to: And how do I run it?',
+        session_id: 'session_1',
+        metadata: {
+          model: provider.model,
+          tool_used: null,
+          tokens: { prompt: 23, completion: 8, total: 31 },
+          omitted_messages: 0,
+        },
+      },
     ]);
     expect(fake.requests.map(what)).toStrictEqual([
       {
@@ -112,13 +149,26 @@ describe.each(cases)('a model built with $name, run in-process', (provider) => {
     fake.reply(() => ({ text: 'one two three', chunks: ['one ', 'two ', 'three'], usage: { input: 7, output: 3 } }));
     const { agent_id } = await service.createAgent('acme', { name: 'Terse', instruction, model: provider.model });
     const events: RunEvent[] = [];
-    for await (const event of await service.streamAgent('acme', agent_id, { input: 'count', session_id: 's' })) events.push(event);
+    for await (const event of await service.streamAgent('acme', agent_id, { input: 'count', session_id: 's' }))
+      events.push(event);
 
     expect(events).toStrictEqual([
       { type: 'text-delta', delta: 'one ' },
       { type: 'text-delta', delta: 'two ' },
       { type: 'text-delta', delta: 'three' },
-      { type: 'done', result: { output: 'one two three', session_id: 's', metadata: { model: provider.model, tool_used: null, tokens: { prompt: 7, completion: 3, total: 10 }, omitted_messages: 0 } } },
+      {
+        type: 'done',
+        result: {
+          output: 'one two three',
+          session_id: 's',
+          metadata: {
+            model: provider.model,
+            tool_used: null,
+            tokens: { prompt: 7, completion: 3, total: 10 },
+            omitted_messages: 0,
+          },
+        },
+      },
     ]);
     expect(fake.requests.map(what)).toStrictEqual([
       {
@@ -140,28 +190,50 @@ describe.each(cases)('a model built with $name, run in-process', (provider) => {
   });
 
   test.each<[string, FakeReply]>([
-    ['a stream the provider cut off before its finish', { text: 'one two', usage: { input: 7, output: 2 }, unfinished: true }],
+    [
+      'a stream the provider cut off before its finish',
+      { text: 'one two', usage: { input: 7, output: 2 }, unfinished: true },
+    ],
     ['a reset connection', { reset: true }],
   ])('%s is a provider_error after the text so far; nothing is stored', async (_, reply) => {
     fake.reply(() => reply);
     const { agent_id } = await service.createAgent('acme', { name: 'Terse', instruction, model: provider.model });
     const events: RunEvent[] = [];
     const error = await (async () => {
-      for await (const event of await service.streamAgent('acme', agent_id, { input: 'count', session_id: 's' })) events.push(event);
+      for await (const event of await service.streamAgent('acme', agent_id, { input: 'count', session_id: 's' }))
+        events.push(event);
     })().catch((e: unknown) => e);
 
-    expect(AgentHostError.isInstance(error) && [error.code, error.message]).toStrictEqual(['provider_error', 'The model provider failed to answer']);
-    expect(events).toStrictEqual('text' in reply ? [{ type: 'text-delta', delta: 'one ' }, { type: 'text-delta', delta: 'two' }] : []);
+    expect(AgentHostError.isInstance(error) && [error.code, error.message]).toStrictEqual([
+      'provider_error',
+      'The model provider failed to answer',
+    ]);
+    expect(events).toStrictEqual(
+      'text' in reply
+        ? [
+            { type: 'text-delta', delta: 'one ' },
+            { type: 'text-delta', delta: 'two' },
+          ]
+        : [],
+    );
     expect(await stored(agent_id, 's')).toStrictEqual([]);
   });
 });
 
 describe('a model of the previous provider specification (v3), as ai 7 still accepts', () => {
-  const usage = { inputTokens: { total: 6, noCache: 6, cacheRead: undefined, cacheWrite: undefined }, outputTokens: { total: 2, text: 2, reasoning: undefined } };
+  const usage = {
+    inputTokens: { total: 6, noCache: 6, cacheRead: undefined, cacheWrite: undefined },
+    outputTokens: { total: 2, text: 2, reasoning: undefined },
+  };
   const finish = { unified: 'stop' as const, raw: 'stop' };
   const v3 = () =>
     new MockLanguageModelV3({
-      doGenerate: async () => ({ content: [{ type: 'text', text: 'plain v3' }], finishReason: finish, usage, warnings: [] }),
+      doGenerate: async () => ({
+        content: [{ type: 'text', text: 'plain v3' }],
+        finishReason: finish,
+        usage,
+        warnings: [],
+      }),
       doStream: async () => ({
         stream: convertArrayToReadableStream<LanguageModelV3StreamPart>([
           { type: 'text-start', id: 't' },
@@ -178,11 +250,21 @@ describe('a model of the previous provider specification (v3), as ai 7 still acc
     const store = new MemoryStore();
     const service = new AgentService({ store, models: staticModels({ legacy: model }), generateId: sequentialIds() });
     const { agent_id } = await service.createAgent('acme', { name: 'Old', instruction, model: 'legacy' });
-    const metadata = { model: 'legacy', tool_used: null, tokens: { prompt: 6, completion: 2, total: 8 }, omitted_messages: 0 };
+    const metadata = {
+      model: 'legacy',
+      tool_used: null,
+      tokens: { prompt: 6, completion: 2, total: 8 },
+      omitted_messages: 0,
+    };
 
-    expect(await service.runAgent('acme', agent_id, { input: 'first', session_id: 's' })).toStrictEqual({ output: 'plain v3', session_id: 's', metadata });
+    expect(await service.runAgent('acme', agent_id, { input: 'first', session_id: 's' })).toStrictEqual({
+      output: 'plain v3',
+      session_id: 's',
+      metadata,
+    });
     const events: RunEvent[] = [];
-    for await (const event of await service.streamAgent('acme', agent_id, { input: 'second', session_id: 's' })) events.push(event);
+    for await (const event of await service.streamAgent('acme', agent_id, { input: 'second', session_id: 's' }))
+      events.push(event);
 
     expect(events).toStrictEqual([
       { type: 'text-delta', delta: 'streamed ' },
@@ -195,6 +277,8 @@ describe('a model of the previous provider specification (v3), as ai 7 still acc
       ['assistant', [{ type: 'text', text: 'plain v3' }]],
       ['user', [{ type: 'text', text: 'second' }]],
     ]);
-    expect((await store.readMessages({ accountId: 'acme', agentId: agent_id, sessionId: 's' })).map((m) => m.content)).toStrictEqual(['first', 'plain v3', 'second', 'streamed v3']);
+    expect(
+      (await store.readMessages({ accountId: 'acme', agentId: agent_id, sessionId: 's' })).map((m) => m.content),
+    ).toStrictEqual(['first', 'plain v3', 'second', 'streamed v3']);
   });
 });

@@ -1,16 +1,20 @@
 import { createProviderRegistry } from 'ai';
 import type { ChatModel, ModelInfo, ModelProvider } from '../ports/model-provider.js';
 import { catalogEntry } from './catalog.js';
-import { PROVIDER_NAME, type NamedProvider } from './providers.js';
+import { type NamedProvider, PROVIDER_NAME } from './providers.js';
 
 const SEPARATOR = '/';
 
 function check(providers: readonly NamedProvider[]): void {
   const names = new Set<string>();
   for (const { name, models } of providers) {
-    if (!PROVIDER_NAME.test(name) || name === 'agenthost') throw new TypeError(`modelRegistry: "${name}" is not a provider name (1-32 of a-z, 0-9, "-", "_"; not "agenthost")`);
+    if (!PROVIDER_NAME.test(name) || name === 'agenthost')
+      throw new TypeError(
+        `modelRegistry: "${name}" is not a provider name (1-32 of a-z, 0-9, "-", "_"; not "agenthost")`,
+      );
     if (names.has(name)) throw new TypeError(`modelRegistry: two providers are named "${name}"`);
-    if (models !== 'any' && models.some((id) => typeof id !== 'string' || id.length === 0)) throw new TypeError(`modelRegistry: "${name}" lists an empty model id`);
+    if (models !== 'any' && models.some((id) => typeof id !== 'string' || id.length === 0))
+      throw new TypeError(`modelRegistry: "${name}" lists an empty model id`);
     names.add(name);
   }
 }
@@ -30,9 +34,13 @@ function check(providers: readonly NamedProvider[]): void {
 export function modelRegistry(providers: readonly NamedProvider[]): ModelProvider {
   check(providers);
   const byName = new Map(providers.map((p) => [p.name, p]));
-  const registry = createProviderRegistry(Object.fromEntries(providers.map((p) => [p.name, p.provider])), { separator: SEPARATOR });
+  const registry = createProviderRegistry(Object.fromEntries(providers.map((p) => [p.name, p.provider])), {
+    separator: SEPARATOR,
+  });
   const offers = (p: NamedProvider, id: string) => id.length > 0 && (p.models === 'any' || p.models.includes(id));
-  const names = Object.freeze(providers.flatMap((p) => (p.models === 'any' ? [] : p.models.map((id) => `${p.name}${SEPARATOR}${id}`))));
+  const names = Object.freeze(
+    providers.flatMap((p) => (p.models === 'any' ? [] : p.models.map((id) => `${p.name}${SEPARATOR}${id}`))),
+  );
   const open = Object.freeze(providers.filter((p) => p.models === 'any').map((p) => p.name));
 
   /** The provider and model id a name means, if a provider offers it. */

@@ -36,7 +36,8 @@ const pick = ({ apiKey, baseURL, fetch }: ProviderSettings) => ({
   ...(baseURL !== undefined && { baseURL }),
   ...(fetch !== undefined && { fetch }),
 });
-const offered = (settings: ProviderSettings, catalog: string): readonly string[] => Object.freeze([...new Set(settings.models ?? catalogModels(catalog))]);
+const offered = (settings: ProviderSettings, catalog: string): readonly string[] =>
+  Object.freeze([...new Set(settings.models ?? catalogModels(catalog))]);
 
 /**
  * OpenAI, through `@ai-sdk/openai`: its Responses API by default, or Chat Completions with
@@ -44,18 +45,31 @@ const offered = (settings: ProviderSettings, catalog: string): readonly string[]
  */
 export function openAIProvider(settings: ProviderSettings & { api?: 'responses' | 'chat' } = {}): NamedProvider {
   const openai = createOpenAI(pick(settings));
-  const provider: ProviderV4 = settings.api === 'chat' ? { ...openai, specificationVersion: 'v4', languageModel: (id: string) => openai.chat(id) } : openai;
+  const provider: ProviderV4 =
+    settings.api === 'chat'
+      ? { ...openai, specificationVersion: 'v4', languageModel: (id: string) => openai.chat(id) }
+      : openai;
   return { name: 'openai', provider, models: offered(settings, 'openai'), catalog: 'openai' };
 }
 
 /** Anthropic's Messages API, through `@ai-sdk/anthropic`. Offers the catalog's Claude models unless `models` says otherwise. */
 export function anthropicProvider(settings: ProviderSettings = {}): NamedProvider {
-  return { name: 'anthropic', provider: createAnthropic(pick(settings)), models: offered(settings, 'anthropic'), catalog: 'anthropic' };
+  return {
+    name: 'anthropic',
+    provider: createAnthropic(pick(settings)),
+    models: offered(settings, 'anthropic'),
+    catalog: 'anthropic',
+  };
 }
 
 /** Google's Gemini API, through `@ai-sdk/google`. Offers the catalog's Gemini and Gemma models unless `models` says otherwise. */
 export function googleProvider(settings: ProviderSettings = {}): NamedProvider {
-  return { name: 'google', provider: createGoogleGenerativeAI(pick(settings)), models: offered(settings, 'google'), catalog: 'google' };
+  return {
+    name: 'google',
+    provider: createGoogleGenerativeAI(pick(settings)),
+    models: offered(settings, 'google'),
+    catalog: 'google',
+  };
 }
 
 /**
@@ -66,7 +80,8 @@ export function googleProvider(settings: ProviderSettings = {}): NamedProvider {
  * @throws TypeError for a name that is not 1-32 characters of lower-case letters, digits, `-` or `_`, or without `baseURL`.
  */
 export function compatibleProvider(name: string, settings: ProviderSettings & { baseURL: string }): NamedProvider {
-  if (!PROVIDER_NAME.test(name)) throw new TypeError(`compatibleProvider: "${name}" is not a provider name (1-32 of a-z, 0-9, "-", "_")`);
+  if (!PROVIDER_NAME.test(name))
+    throw new TypeError(`compatibleProvider: "${name}" is not a provider name (1-32 of a-z, 0-9, "-", "_")`);
   if (!settings?.baseURL) throw new TypeError(`compatibleProvider: "${name}" needs a baseURL`);
   const provider = createOpenAICompatible({ name, includeUsage: true, ...pick(settings), baseURL: settings.baseURL });
   const catalog = catalogProvider(name);

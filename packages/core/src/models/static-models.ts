@@ -14,7 +14,12 @@ export function staticModels(models: Record<string, ChatModel>): ModelProvider {
 /** The offline `echo` development model as a provider: provider `agenthost`, free. */
 export function echoModels(): ModelProvider {
   const model = new EchoLanguageModel();
-  const info = Object.freeze({ name: ECHO_MODEL_NAME, provider: 'agenthost', context_window: ECHO_CONTEXT_WINDOW, price: Object.freeze({ input_per_mtok: 0, output_per_mtok: 0 }) });
+  const info = Object.freeze({
+    name: ECHO_MODEL_NAME,
+    provider: 'agenthost',
+    context_window: ECHO_CONTEXT_WINDOW,
+    price: Object.freeze({ input_per_mtok: 0, output_per_mtok: 0 }),
+  });
   return {
     listModels: () => [ECHO_MODEL_NAME],
     languageModel: (name) => (name === ECHO_MODEL_NAME ? model : undefined),

@@ -48,7 +48,10 @@ export interface AgentStore {
    * One page of the account's agents: `asc` is oldest first, `desc` newest first; `after` is the
    * `next` of the previous page. The cost is that of the page, not of the account's history.
    */
-  listAgentsPage(accountId: string, options: { limit: number; after?: number; order: 'asc' | 'desc' }): Promise<AgentPage>;
+  listAgentsPage(
+    accountId: string,
+    options: { limit: number; after?: number; order: 'asc' | 'desc' },
+  ): Promise<AgentPage>;
   /** Replaces a stored agent's record; `false` when it does not exist under `accountId`. */
   updateAgent(accountId: string, agent: AgentRecord): Promise<boolean>;
   /** Deletes an agent and all of its sessions; `false` when it does not exist under `accountId`. */

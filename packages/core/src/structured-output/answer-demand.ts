@@ -64,7 +64,8 @@ export function answerDemand(schema: unknown, cap: number): number {
     if (Array.isArray(s.allOf)) for (const branch of s.allOf) least = Math.max(least, demand(branch, depth + 1));
     for (const keyword of ['anyOf', 'oneOf'] as const) {
       const branches = s[keyword];
-      if (Array.isArray(branches) && branches.length) least = Math.max(least, Math.min(...branches.map((b) => demand(b, depth + 1))));
+      if (Array.isArray(branches) && branches.length)
+        least = Math.max(least, Math.min(...branches.map((b) => demand(b, depth + 1))));
     }
     return least;
   }
@@ -106,10 +107,13 @@ export function answerDemand(schema: unknown, cap: number): number {
   }
 
   function objectDemand(s: Node, depth: number): number {
-    const required = Array.isArray(s.required) ? [...new Set(s.required.filter((r): r is string => typeof r === 'string'))] : [];
+    const required = Array.isArray(s.required)
+      ? [...new Set(s.required.filter((r): r is string => typeof r === 'string'))]
+      : [];
     const properties = isNode(s.properties) ? s.properties : {};
     let sum = 0;
-    for (const name of required) sum = add(sum, JSON.stringify(name).length + 1 + demand(properties[name] ?? s.additionalProperties, depth + 1));
+    for (const name of required)
+      sum = add(sum, JSON.stringify(name).length + 1 + demand(properties[name] ?? s.additionalProperties, depth + 1));
     // Each property past the required ones is at least `"":0`.
     const extra = Math.max(0, count(s.minProperties) - required.length);
     return joined(required.length + extra, add(sum, times(extra, 4)));

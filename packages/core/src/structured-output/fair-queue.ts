@@ -42,7 +42,10 @@ export class FairQueue {
    */
   async run<T>(party: string, job: () => Promise<T>, signal?: AbortSignal): Promise<T> {
     const held = this.#held.get(party) ?? 0;
-    if (held >= this.#maxPerParty) throw new RateLimitedError({ message: 'Too many json_format runs of this account are being checked at once; retry shortly' });
+    if (held >= this.#maxPerParty)
+      throw new RateLimitedError({
+        message: 'Too many json_format runs of this account are being checked at once; retry shortly',
+      });
     this.#held.set(party, held + 1);
     try {
       await this.#turn(party, signal);

@@ -20,11 +20,31 @@ describe('readJsonFormat', () => {
   });
 
   test.each([
-    ['101 patterns', { anyOf: Array.from({ length: 101 }, (_, i) => ({ type: 'string', maxLength: 5, pattern: `^${i}$` })) }, 'json_format has 101 patterns; at most 100 are allowed'],
-    ['patternProperties keys count as patterns', { patternProperties: Object.fromEntries(Array.from({ length: 101 }, (_, i) => [`^p${i}$`, {}])) }, 'json_format has 101 patterns; at most 100 are allowed'],
-    ['a pattern of 1 001 characters', { type: 'string', maxLength: 5, pattern: 'a'.repeat(1001) }, 'json_format has a pattern over 1000 characters'],
-    ['JSON text nested 5 000 levels deep', `${'['.repeat(5000)}${']'.repeat(5000)}`, 'json_format must be a JSON Schema object'],
-    ['an object nested 33 levels deep', JSON.parse(`${'{"not":'.repeat(33)}{}${'}'.repeat(33)}`), 'json_format is nested more than 32 levels deep'],
+    [
+      '101 patterns',
+      { anyOf: Array.from({ length: 101 }, (_, i) => ({ type: 'string', maxLength: 5, pattern: `^${i}$` })) },
+      'json_format has 101 patterns; at most 100 are allowed',
+    ],
+    [
+      'patternProperties keys count as patterns',
+      { patternProperties: Object.fromEntries(Array.from({ length: 101 }, (_, i) => [`^p${i}$`, {}])) },
+      'json_format has 101 patterns; at most 100 are allowed',
+    ],
+    [
+      'a pattern of 1 001 characters',
+      { type: 'string', maxLength: 5, pattern: 'a'.repeat(1001) },
+      'json_format has a pattern over 1000 characters',
+    ],
+    [
+      'JSON text nested 5 000 levels deep',
+      `${'['.repeat(5000)}${']'.repeat(5000)}`,
+      'json_format must be a JSON Schema object',
+    ],
+    [
+      'an object nested 33 levels deep',
+      JSON.parse(`${'{"not":'.repeat(33)}{}${'}'.repeat(33)}`),
+      'json_format is nested more than 32 levels deep',
+    ],
     ['text over 32 768 characters', ' '.repeat(32_769), 'json_format must be at most 32768 characters'],
   ])('refuses %s', (_, jsonFormat, message) => {
     expect(refusal(jsonFormat)).toBe(message);
@@ -43,8 +63,16 @@ describe('answerDemand', () => {
   test.each([
     ['a string', { type: 'string', minLength: 10 }, 12],
     ['required properties', { type: 'object', properties: { ab: { type: 'string' } }, required: ['ab'] }, 9],
-    ['optional properties cost nothing', { type: 'object', properties: { ab: { type: 'string', minLength: 1000 } } }, 2],
-    ['nested arrays multiply', { type: 'array', minItems: 3, items: { type: 'array', minItems: 2, items: { type: 'null' } } }, 2 + 2 + 3 * (2 + 1 + 2 * 4)],
+    [
+      'optional properties cost nothing',
+      { type: 'object', properties: { ab: { type: 'string', minLength: 1000 } } },
+      2,
+    ],
+    [
+      'nested arrays multiply',
+      { type: 'array', minItems: 3, items: { type: 'array', minItems: 2, items: { type: 'null' } } },
+      2 + 2 + 3 * (2 + 1 + 2 * 4),
+    ],
     ['the cheapest branch of anyOf', { anyOf: [{ type: 'string', minLength: 50 }, { type: 'null' }] }, 4],
     ['the dearest part of allOf', { allOf: [{ type: 'string', minLength: 50 }, { type: 'string' }] }, 52],
     ['a local $ref', { $ref: '#/$defs/s', $defs: { s: { type: 'string', minLength: 7 } } }, 9],
@@ -64,25 +92,32 @@ describe('answerDemand', () => {
   // Property: the demand is a lower bound. Schemas are generated together with one value they accept
   // (not always the shortest); the demand never exceeds that value's JSON length.
   type WithValue = { schema: Record<string, unknown>; value: unknown };
-  const withValue: fc.Memo<WithValue> = fc.memo((n): fc.Arbitrary<WithValue> =>
-    n <= 1
-      ? fc.oneof<fc.Arbitrary<WithValue>[]>(
-          fc.string({ maxLength: 8 }).map((s) => ({ schema: { type: 'string', minLength: s.length }, value: s })),
-          fc.integer().map((i) => ({ schema: { type: 'integer' }, value: i })),
-          fc.constant({ schema: { type: 'null' }, value: null }),
-          fc.jsonValue({ maxDepth: 2 }).map((v) => ({ schema: { const: v }, value: v })),
-        )
-      : fc.oneof<fc.Arbitrary<WithValue>[]>(
-          fc.array(withValue(n - 1), { minLength: 1, maxLength: 4 }).map((items) => ({
-            schema: { type: 'array', minItems: items.length, items: { anyOf: items.map((i) => i.schema) } },
-            value: items.map((i) => i.value),
-          })),
-          fc.dictionary(fc.string({ maxLength: 5 }), withValue(n - 1), { minKeys: 1, maxKeys: 4 }).map((props) => ({
-            schema: { type: 'object', properties: Object.fromEntries(Object.entries(props).map(([k, v]) => [k, v.schema])), required: Object.keys(props) },
-            value: Object.fromEntries(Object.entries(props).map(([k, v]) => [k, v.value])),
-          })),
-          fc.tuple(withValue(n - 1), withValue(n - 1)).map(([a, b]) => ({ schema: { anyOf: [a.schema, b.schema] }, value: a.value })),
-        ),
+  const withValue: fc.Memo<WithValue> = fc.memo(
+    (n): fc.Arbitrary<WithValue> =>
+      n <= 1
+        ? fc.oneof<fc.Arbitrary<WithValue>[]>(
+            fc.string({ maxLength: 8 }).map((s) => ({ schema: { type: 'string', minLength: s.length }, value: s })),
+            fc.integer().map((i) => ({ schema: { type: 'integer' }, value: i })),
+            fc.constant({ schema: { type: 'null' }, value: null }),
+            fc.jsonValue({ maxDepth: 2 }).map((v) => ({ schema: { const: v }, value: v })),
+          )
+        : fc.oneof<fc.Arbitrary<WithValue>[]>(
+            fc.array(withValue(n - 1), { minLength: 1, maxLength: 4 }).map((items) => ({
+              schema: { type: 'array', minItems: items.length, items: { anyOf: items.map((i) => i.schema) } },
+              value: items.map((i) => i.value),
+            })),
+            fc.dictionary(fc.string({ maxLength: 5 }), withValue(n - 1), { minKeys: 1, maxKeys: 4 }).map((props) => ({
+              schema: {
+                type: 'object',
+                properties: Object.fromEntries(Object.entries(props).map(([k, v]) => [k, v.schema])),
+                required: Object.keys(props),
+              },
+              value: Object.fromEntries(Object.entries(props).map(([k, v]) => [k, v.value])),
+            })),
+            fc
+              .tuple(withValue(n - 1), withValue(n - 1))
+              .map(([a, b]) => ({ schema: { anyOf: [a.schema, b.schema] }, value: a.value })),
+          ),
   );
 
   test('never exceeds the length of a value the schema accepts', () => {

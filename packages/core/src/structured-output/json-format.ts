@@ -28,15 +28,21 @@ export function invalidFormat(message: string): InvalidInputError {
 function parse(jsonFormat: unknown): Record<string, unknown> {
   let schema = jsonFormat;
   if (typeof jsonFormat === 'string') {
-    if (jsonFormat.length > MAX_JSON_FORMAT_LENGTH) throw invalidFormat(`json_format must be at most ${MAX_JSON_FORMAT_LENGTH} characters`);
+    if (jsonFormat.length > MAX_JSON_FORMAT_LENGTH)
+      throw invalidFormat(`json_format must be at most ${MAX_JSON_FORMAT_LENGTH} characters`);
     // Bounded by the length check: the text is parsed before its depth is known.
     try {
       schema = JSON.parse(jsonFormat);
     } catch (error) {
-      throw invalidFormat(error instanceof RangeError ? `json_format is nested more than ${MAX_JSON_FORMAT_DEPTH} levels deep` : 'json_format is a string that is not JSON');
+      throw invalidFormat(
+        error instanceof RangeError
+          ? `json_format is nested more than ${MAX_JSON_FORMAT_DEPTH} levels deep`
+          : 'json_format is a string that is not JSON',
+      );
     }
   }
-  if (typeof schema !== 'object' || schema === null || Array.isArray(schema)) throw invalidFormat('json_format must be a JSON Schema object');
+  if (typeof schema !== 'object' || schema === null || Array.isArray(schema))
+    throw invalidFormat('json_format must be a JSON Schema object');
   return schema as Record<string, unknown>;
 }
 
@@ -49,7 +55,8 @@ function patterns(schema: unknown): string[] {
     if (v === null || typeof v !== 'object') continue;
     const node = v as Record<string, unknown>;
     if (typeof node.pattern === 'string') found.push(node.pattern);
-    if (node.patternProperties !== null && typeof node.patternProperties === 'object') found.push(...Object.keys(node.patternProperties));
+    if (node.patternProperties !== null && typeof node.patternProperties === 'object')
+      found.push(...Object.keys(node.patternProperties));
     stack.push(...Object.values(node));
   }
   return found;
@@ -57,8 +64,10 @@ function patterns(schema: unknown): string[] {
 
 function checkPatterns(schema: unknown): void {
   const all = patterns(schema);
-  if (all.length > MAX_JSON_FORMAT_PATTERNS) throw invalidFormat(`json_format has ${all.length} patterns; at most ${MAX_JSON_FORMAT_PATTERNS} are allowed`);
-  if (all.some((p) => p.length > MAX_JSON_FORMAT_PATTERN_LENGTH)) throw invalidFormat(`json_format has a pattern over ${MAX_JSON_FORMAT_PATTERN_LENGTH} characters`);
+  if (all.length > MAX_JSON_FORMAT_PATTERNS)
+    throw invalidFormat(`json_format has ${all.length} patterns; at most ${MAX_JSON_FORMAT_PATTERNS} are allowed`);
+  if (all.some((p) => p.length > MAX_JSON_FORMAT_PATTERN_LENGTH))
+    throw invalidFormat(`json_format has a pattern over ${MAX_JSON_FORMAT_PATTERN_LENGTH} characters`);
 }
 
 /**
@@ -71,14 +80,18 @@ function checkPatterns(schema: unknown): void {
 export function readJsonFormat(jsonFormat: unknown, maxOutputTokens: number): JsonFormat {
   const schema = parse(jsonFormat);
   // Measured before it is walked or written out: an object schema can be as large as the request body.
-  if (jsonLength(schema, MAX_JSON_FORMAT_LENGTH) > MAX_JSON_FORMAT_LENGTH) throw invalidFormat(`json_format must be at most ${MAX_JSON_FORMAT_LENGTH} characters`);
-  if (jsonDepth(schema, MAX_JSON_FORMAT_DEPTH) > MAX_JSON_FORMAT_DEPTH) throw invalidFormat(`json_format is nested more than ${MAX_JSON_FORMAT_DEPTH} levels deep`);
+  if (jsonLength(schema, MAX_JSON_FORMAT_LENGTH) > MAX_JSON_FORMAT_LENGTH)
+    throw invalidFormat(`json_format must be at most ${MAX_JSON_FORMAT_LENGTH} characters`);
+  if (jsonDepth(schema, MAX_JSON_FORMAT_DEPTH) > MAX_JSON_FORMAT_DEPTH)
+    throw invalidFormat(`json_format is nested more than ${MAX_JSON_FORMAT_DEPTH} levels deep`);
   const text = JSON.stringify(schema);
   checkPatterns(schema);
   const cap = maxOutputTokens * ANSWER_CHARS_PER_TOKEN;
   const demand = answerDemand(schema, cap);
   if (demand > cap) {
-    throw invalidFormat(`json_format asks for an answer longer than a run can produce (its smallest valid answer is over ${cap} characters: ${ANSWER_CHARS_PER_TOKEN} per token of the ${maxOutputTokens}-token output limit)`);
+    throw invalidFormat(
+      `json_format asks for an answer longer than a run can produce (its smallest valid answer is over ${cap} characters: ${ANSWER_CHARS_PER_TOKEN} per token of the ${maxOutputTokens}-token output limit)`,
+    );
   }
   return { schema, text };
 }

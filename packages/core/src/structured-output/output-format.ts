@@ -1,4 +1,4 @@
-import { Output, jsonSchema } from 'ai';
+import { jsonSchema, Output } from 'ai';
 import { readJsonFormat } from './json-format.js';
 import type { SchemaSandbox } from './schema-sandbox.js';
 
@@ -22,7 +22,14 @@ export interface OutputFormatRequest {
  * @throws InvalidInputError for a schema that does not parse, passes a limit, or does not compile;
  *   OverloadedError or RateLimitedError from the sandbox.
  */
-export async function outputFormat({ jsonMode, jsonFormat, accountId, maxOutputTokens, sandbox, signal }: OutputFormatRequest) {
+export async function outputFormat({
+  jsonMode,
+  jsonFormat,
+  accountId,
+  maxOutputTokens,
+  sandbox,
+  signal,
+}: OutputFormatRequest) {
   if (jsonFormat === undefined || jsonFormat === null) return jsonMode ? Output.json() : undefined;
   const { schema, text } = readJsonFormat(jsonFormat, maxOutputTokens);
   await sandbox.check(accountId, text, signal);

@@ -60,7 +60,11 @@ export class SchemaSandbox {
       idleTimeout: 30_000,
       // Below the request thread in the scheduler's eyes, so that compiling never delays answers.
       niceIncrement: 10,
-      resourceLimits: { maxOldGenerationSizeMb: memory, maxYoungGenerationSizeMb: Math.max(4, Math.round(memory / 8)), stackSizeMb: 4 },
+      resourceLimits: {
+        maxOldGenerationSizeMb: memory,
+        maxYoungGenerationSizeMb: Math.max(4, Math.round(memory / 8)),
+        stackSizeMb: 4,
+      },
     });
     // A worker that fails after its task was given up on (stopped at its deadline, then out of
     // memory before it ended) has nobody to tell; the pool replaces it.
@@ -73,12 +77,23 @@ export class SchemaSandbox {
    *   RateLimitedError when the account has too many tasks waiting; the signal's reason once aborted.
    */
   async check(accountId: string, text: string, signal?: AbortSignal): Promise<void> {
-    await this.#run(accountId, { kind: 'compile', account: accountKey(accountId), key: cacheKey(accountId, text), text }, this.#compileTimeoutMs, signal);
+    await this.#run(
+      accountId,
+      { kind: 'compile', account: accountKey(accountId), key: cacheKey(accountId, text), text },
+      this.#compileTimeoutMs,
+      signal,
+    );
   }
 
   /** Checks `value` against the schema `text` of `accountId`; throws as {@link SchemaSandbox.check} does. */
   async validate(accountId: string, text: string, value: unknown, signal?: AbortSignal): Promise<SchemaCheck> {
-    const task = { kind: 'validate', account: accountKey(accountId), key: cacheKey(accountId, text), text, value } as const;
+    const task = {
+      kind: 'validate',
+      account: accountKey(accountId),
+      key: cacheKey(accountId, text),
+      text,
+      value,
+    } as const;
     const result = await this.#run(accountId, task, this.#compileTimeoutMs + this.#validateTimeoutMs, signal);
     return result.ok ? { ok: true } : { ok: false, mismatch: result.mismatch ?? 'does not match' };
   }
@@ -93,14 +108,24 @@ export class SchemaSandbox {
     await this.#pool.close({ force: true });
   }
 
-  async #run(accountId: string, task: WorkerTask, timeoutMs: number, signal: AbortSignal | undefined): Promise<WorkerResult> {
+  async #run(
+    accountId: string,
+    task: WorkerTask,
+    timeoutMs: number,
+    signal: AbortSignal | undefined,
+  ): Promise<WorkerResult> {
     const result = await this.#queue.run(accountId, () => this.#attempt(task, timeoutMs, signal), signal);
     if (!result.ok && result.refused) throw invalidFormat(result.refused);
     return result;
   }
 
   /** Runs a task on a worker; one that ran out of memory is tried once more on a fresh worker, whose cache is empty. */
-  async #attempt(task: WorkerTask, timeoutMs: number, signal: AbortSignal | undefined, retried = false): Promise<WorkerResult> {
+  async #attempt(
+    task: WorkerTask,
+    timeoutMs: number,
+    signal: AbortSignal | undefined,
+    retried = false,
+  ): Promise<WorkerResult> {
     // A slot is free, so the task starts now: its deadline counts only its own work.
     const deadline = AbortSignal.timeout(timeoutMs);
     try {
@@ -109,7 +134,10 @@ export class SchemaSandbox {
       if (isOutOfMemory(error) && !retried) return this.#attempt(task, timeoutMs, signal, true);
       if (signal?.aborted) throw signal.reason;
       if (deadline.aborted) {
-        throw new OverloadedError({ message: `json_format could not be checked within ${timeoutMs} ms; retry later, or send a smaller schema`, cause: error });
+        throw new OverloadedError({
+          message: `json_format could not be checked within ${timeoutMs} ms; retry later, or send a smaller schema`,
+          cause: error,
+        });
       }
       throw failure(error);
     }

@@ -64,7 +64,11 @@ const isSecure = checker.compile(secureMetaSchema);
 const cache = new Map();
 
 /** Keeps a compiled schema, within the bounds: per account, in all, and well inside the heap. */
-function remember(/** @type {string} */ key, /** @type {string} */ account, /** @type {import('ajv').ValidateFunction} */ validate) {
+function remember(
+  /** @type {string} */ key,
+  /** @type {string} */ account,
+  /** @type {import('ajv').ValidateFunction} */ validate,
+) {
   const stats = getHeapStatistics();
   if (stats.used_heap_size > stats.heap_size_limit * CACHE_HEAP_SHARE) cache.clear();
   const mine = [...cache].filter(([, entry]) => entry.account === account);
@@ -101,7 +105,8 @@ function compiled(key, account, text) {
     return hit;
   }
   const schema = JSON.parse(text);
-  if (!isSecure(schema)) return { refused: `json_format is not a JSON Schema this server accepts: ${checker.errorsText(isSecure.errors)}` };
+  if (!isSecure(schema))
+    return { refused: `json_format is not a JSON Schema this server accepts: ${checker.errorsText(isSecure.errors)}` };
   let validate;
   try {
     validate = newAjv(schema).compile(schema);

@@ -1,10 +1,6 @@
 import {
   callText,
   defaultFakeReply,
-  pieces,
-  resultText,
-  sse,
-  startFakeProviderServer,
   type FakeAnswer,
   type FakeMessage,
   type FakeProviderHandler,
@@ -12,6 +8,10 @@ import {
   type FakeProviderServer,
   type FakeToolCall,
   type FakeWireProtocol,
+  pieces,
+  resultText,
+  sse,
+  startFakeProviderServer,
 } from './fake-provider-server.js';
 
 /** A request as the fake Anthropic server received it (the Messages API: `api` is always `messages`). */
@@ -32,7 +32,11 @@ interface Block {
 }
 
 const textOf = (content: unknown): string =>
-  typeof content === 'string' ? content : Array.isArray(content) ? (content as Block[]).map((b) => (b.type === 'text' ? (b.text ?? '') : '')).join('') : '';
+  typeof content === 'string'
+    ? content
+    : Array.isArray(content)
+      ? (content as Block[]).map((b) => (b.type === 'text' ? (b.text ?? '') : '')).join('')
+      : '';
 
 /** One message's content blocks in order: adjacent text blocks joined, each tool use and tool result a message of its own. */
 function blocks(role: string, content: unknown): FakeMessage[] {
@@ -42,12 +46,19 @@ function blocks(role: string, content: unknown): FakeMessage[] {
   for (const block of Array.isArray(content) ? (content as Block[]) : []) {
     if (block.type === 'text') {
       if (text) text.content += block.text ?? '';
-      else out.push((text = { role, content: block.text ?? '' }));
+      else {
+        text = { role, content: block.text ?? '' };
+        out.push(text);
+      }
       continue;
     }
     text = undefined;
     if (block.type === 'tool_use') out.push({ role: 'assistant', content: callText(block.name ?? '', block.input) });
-    if (block.type === 'tool_result') out.push({ role: 'tool', content: Array.isArray(block.content) ? textOf(block.content) : resultText(block.content) });
+    if (block.type === 'tool_result')
+      out.push({
+        role: 'tool',
+        content: Array.isArray(block.content) ? textOf(block.content) : resultText(block.content),
+      });
   }
   return out;
 }
@@ -58,22 +69,45 @@ function normalise(body: Record<string, unknown>): FakeMessage[] {
   return [...system, ...messages.flatMap((m) => blocks(m.role ?? '', m.content))];
 }
 
-const toolNames = (body: Record<string, unknown>): string[] => (Array.isArray(body.tools) ? (body.tools as { name?: string }[]).map((t) => t.name ?? '').filter(Boolean) : []);
+const toolNames = (body: Record<string, unknown>): string[] =>
+  Array.isArray(body.tools) ? (body.tools as { name?: string }[]).map((t) => t.name ?? '').filter(Boolean) : [];
 
-const toolUses = (calls: FakeToolCall[]) => calls.map((c, i) => ({ type: 'tool_use', id: `toolu_${i + 1}`, name: c.name, input: c.arguments }));
+const toolUses = (calls: FakeToolCall[]) =>
+  calls.map((c, i) => ({ type: 'tool_use', id: `toolu_${i + 1}`, name: c.name, input: c.arguments }));
 
-const contentOf = (answer: FakeAnswer) => ('toolCalls' in answer ? toolUses(answer.toolCalls) : [{ type: 'text', text: answer.text }]);
+const contentOf = (answer: FakeAnswer) =>
+  'toolCalls' in answer ? toolUses(answer.toolCalls) : [{ type: 'text', text: answer.text }];
 
 const stopReason = (answer: FakeAnswer) => ('toolCalls' in answer ? 'tool_use' : 'end_turn');
 
 /** Each content block's start and its deltas: one text block streamed in pieces, or a `tool_use` block per call with its input in one delta. */
 function streamedBlocks(answer: FakeAnswer): { start: unknown; deltas: unknown[] }[] {
-  if (!('toolCalls' in answer)) return [{ start: { type: 'text', text: '' }, deltas: pieces(answer).map((text) => ({ type: 'text_delta', text })) }];
-  return toolUses(answer.toolCalls).map((block) => ({ start: { ...block, input: {} }, deltas: [{ type: 'input_json_delta', partial_json: JSON.stringify(block.input) }] }));
+  if (!('toolCalls' in answer))
+    return [
+      { start: { type: 'text', text: '' }, deltas: pieces(answer).map((text) => ({ type: 'text_delta', text })) },
+    ];
+  return toolUses(answer.toolCalls).map((block) => ({
+    start: { ...block, input: {} },
+    deltas: [{ type: 'input_json_delta', partial_json: JSON.stringify(block.input) }],
+  }));
 }
 
-function* streamEvents(model: string, answer: FakeAnswer, usage: { input: number; output: number }, unfinished: boolean) {
-  const message = { id: 'msg_fake', type: 'message', role: 'assistant', model, content: [], stop_reason: null, stop_sequence: null, usage: { input_tokens: usage.input, output_tokens: 0 } };
+function* streamEvents(
+  model: string,
+  answer: FakeAnswer,
+  usage: { input: number; output: number },
+  unfinished: boolean,
+) {
+  const message = {
+    id: 'msg_fake',
+    type: 'message',
+    role: 'assistant',
+    model,
+    content: [],
+    stop_reason: null,
+    stop_sequence: null,
+    usage: { input_tokens: usage.input, output_tokens: 0 },
+  };
   yield sse({ type: 'message_start', message }, 'message_start');
   for (const [index, block] of streamedBlocks(answer).entries()) {
     yield sse({ type: 'content_block_start', index, content_block: block.start }, 'content_block_start');
@@ -81,15 +115,36 @@ function* streamEvents(model: string, answer: FakeAnswer, usage: { input: number
     if (unfinished) return;
     yield sse({ type: 'content_block_stop', index }, 'content_block_stop');
   }
-  yield sse({ type: 'message_delta', delta: { stop_reason: stopReason(answer), stop_sequence: null }, usage: { output_tokens: usage.output } }, 'message_delta');
+  yield sse(
+    {
+      type: 'message_delta',
+      delta: { stop_reason: stopReason(answer), stop_sequence: null },
+      usage: { output_tokens: usage.output },
+    },
+    'message_delta',
+  );
   yield sse({ type: 'message_stop' }, 'message_stop');
 }
 
 const anthropicProtocol: FakeWireProtocol<'messages'> = {
   basePath: '/v1',
   read: (_method, path, _query, body) =>
-    path.endsWith('/messages') ? { api: 'messages', model: String(body.model), messages: normalise(body), stream: body.stream === true, tools: toolNames(body) } : undefined,
-  errorBody: (status, message) => ({ type: 'error', error: { type: status === 404 ? 'not_found_error' : status === 400 ? 'invalid_request_error' : 'api_error', message } }),
+    path.endsWith('/messages')
+      ? {
+          api: 'messages',
+          model: String(body.model),
+          messages: normalise(body),
+          stream: body.stream === true,
+          tools: toolNames(body),
+        }
+      : undefined,
+  errorBody: (status, message) => ({
+    type: 'error',
+    error: {
+      type: status === 404 ? 'not_found_error' : status === 400 ? 'invalid_request_error' : 'api_error',
+      message,
+    },
+  }),
   json: (request, answer, usage) => ({
     id: 'msg_fake',
     type: 'message',

@@ -1,10 +1,6 @@
 import {
   callText,
   defaultFakeReply,
-  pieces,
-  resultText,
-  sse,
-  startFakeProviderServer,
   type FakeAnswer,
   type FakeMessage,
   type FakeProviderHandler,
@@ -12,6 +8,10 @@ import {
   type FakeProviderServer,
   type FakeToolCall,
   type FakeWireProtocol,
+  pieces,
+  resultText,
+  sse,
+  startFakeProviderServer,
 } from './fake-provider-server.js';
 
 /** Which Gemini method a request called: one answer, or a stream of them. */
@@ -39,12 +39,20 @@ function parts(role: string, list: unknown): FakeMessage[] {
   for (const part of Array.isArray(list) ? (list as Part[]) : []) {
     if (typeof part.text === 'string') {
       if (text) text.content += part.text;
-      else out.push((text = { role, content: part.text }));
+      else {
+        text = { role, content: part.text };
+        out.push(text);
+      }
       continue;
     }
     text = undefined;
-    if (part.functionCall) out.push({ role: 'assistant', content: callText(part.functionCall.name ?? '', part.functionCall.args ?? {}) });
-    if (part.functionResponse) out.push({ role: 'tool', content: resultText(part.functionResponse.response?.content ?? part.functionResponse.response) });
+    if (part.functionCall)
+      out.push({ role: 'assistant', content: callText(part.functionCall.name ?? '', part.functionCall.args ?? {}) });
+    if (part.functionResponse)
+      out.push({
+        role: 'tool',
+        content: resultText(part.functionResponse.response?.content ?? part.functionResponse.response),
+      });
   }
   return out;
 }
@@ -58,13 +66,21 @@ function normalise(body: Record<string, unknown>): FakeMessage[] {
 
 function toolNames(body: Record<string, unknown>): string[] {
   const tools = Array.isArray(body.tools) ? (body.tools as { functionDeclarations?: { name?: string }[] }[]) : [];
-  return tools.flatMap((t) => t.functionDeclarations ?? []).map((f) => f.name ?? '').filter(Boolean);
+  return tools
+    .flatMap((t) => t.functionDeclarations ?? [])
+    .map((f) => f.name ?? '')
+    .filter(Boolean);
 }
 
-const usageMetadata = (usage: { input: number; output: number }) => ({ promptTokenCount: usage.input, candidatesTokenCount: usage.output, totalTokenCount: usage.input + usage.output });
+const usageMetadata = (usage: { input: number; output: number }) => ({
+  promptTokenCount: usage.input,
+  candidatesTokenCount: usage.output,
+  totalTokenCount: usage.input + usage.output,
+});
 
 // Each call carries an id (`fc_1`, ...), as the API may send, so the provider's tool call ids are predictable.
-const callParts = (answer: { toolCalls: FakeToolCall[] }) => answer.toolCalls.map((c, i) => ({ functionCall: { id: `fc_${i + 1}`, name: c.name, args: c.arguments } }));
+const callParts = (answer: { toolCalls: FakeToolCall[] }) =>
+  answer.toolCalls.map((c, i) => ({ functionCall: { id: `fc_${i + 1}`, name: c.name, args: c.arguments } }));
 
 /** One `GenerateContentResponse`; without a finish reason (and usage) it is a chunk in the middle of a stream. */
 const response = (model: string, content: unknown[], finish?: { usage: { input: number; output: number } }) => ({
@@ -74,10 +90,16 @@ const response = (model: string, content: unknown[], finish?: { usage: { input: 
   responseId: 'resp_fake',
 });
 
-function* streamEvents(model: string, answer: FakeAnswer, usage: { input: number; output: number }, unfinished: boolean) {
+function* streamEvents(
+  model: string,
+  answer: FakeAnswer,
+  usage: { input: number; output: number },
+  unfinished: boolean,
+) {
   // A streamed function call arrives whole, in one chunk; text arrives a piece per chunk, the finish on the last.
   const chunks = 'toolCalls' in answer ? [callParts(answer)] : pieces(answer).map((text) => [{ text }]);
-  for (const [i, content] of chunks.entries()) yield sse(response(model, content, !unfinished && i === chunks.length - 1 ? { usage } : undefined));
+  for (const [i, content] of chunks.entries())
+    yield sse(response(model, content, !unfinished && i === chunks.length - 1 ? { usage } : undefined));
   if (chunks.length === 0 && !unfinished) yield sse(response(model, [{ text: '' }], { usage }));
 }
 
@@ -89,10 +111,23 @@ const geminiProtocol: FakeWireProtocol<FakeGeminiApi> = {
     const match = ROUTE.exec(path);
     if (!match) return undefined;
     const api = match[2] as FakeGeminiApi;
-    return { api, model: decodeURIComponent(match[1] ?? ''), messages: normalise(body), stream: api === 'streamGenerateContent', tools: toolNames(body) };
+    return {
+      api,
+      model: decodeURIComponent(match[1] ?? ''),
+      messages: normalise(body),
+      stream: api === 'streamGenerateContent',
+      tools: toolNames(body),
+    };
   },
-  errorBody: (status, message) => ({ error: { code: status, message, status: status === 404 ? 'NOT_FOUND' : status === 400 ? 'INVALID_ARGUMENT' : 'INTERNAL' } }),
-  json: (request, answer, usage) => response(request.model, 'toolCalls' in answer ? callParts(answer) : [{ text: answer.text }], { usage }),
+  errorBody: (status, message) => ({
+    error: {
+      code: status,
+      message,
+      status: status === 404 ? 'NOT_FOUND' : status === 400 ? 'INVALID_ARGUMENT' : 'INTERNAL',
+    },
+  }),
+  json: (request, answer, usage) =>
+    response(request.model, 'toolCalls' in answer ? callParts(answer) : [{ text: answer.text }], { usage }),
   events: (request, answer, usage, unfinished) => streamEvents(request.model, answer, usage, unfinished),
 };
 

@@ -1,10 +1,6 @@
 import {
   callText,
   defaultFakeReply,
-  pieces,
-  resultText,
-  sse,
-  startFakeProviderServer,
   type FakeAnswer,
   type FakeMessage,
   type FakeProviderHandler,
@@ -13,6 +9,10 @@ import {
   type FakeReply,
   type FakeToolCall,
   type FakeWireProtocol,
+  pieces,
+  resultText,
+  sse,
+  startFakeProviderServer,
 } from './fake-provider-server.js';
 
 /** Which OpenAI API a request used. */
@@ -36,9 +36,7 @@ export type FakeOpenAIServer = FakeProviderServer<FakeOpenAIRequest>;
 function textOf(content: unknown): string {
   if (typeof content === 'string') return content;
   if (Array.isArray(content)) {
-    return content
-      .map((part: { text?: unknown }) => (typeof part?.text === 'string' ? part.text : ''))
-      .join('');
+    return content.map((part: { text?: unknown }) => (typeof part?.text === 'string' ? part.text : '')).join('');
   }
   return '';
 }
@@ -61,7 +59,8 @@ function normalise(api: FakeOpenAIApi, body: Record<string, unknown>): FakeMessa
     if (m.type === 'function_call') return [{ role: 'assistant', content: callText(m.name ?? '', m.arguments ?? '') }];
     if (m.type === 'function_call_output') return [{ role: 'tool', content: resultText(m.output) }];
     if (typeof m.role !== 'string') return [];
-    if (m.tool_calls?.length) return m.tool_calls.map((c) => ({ role: 'assistant', content: callText(c.function.name, c.function.arguments) }));
+    if (m.tool_calls?.length)
+      return m.tool_calls.map((c) => ({ role: 'assistant', content: callText(c.function.name, c.function.arguments) }));
     return [{ role: m.role, content: textOf(m.content) }];
   });
 }
@@ -71,12 +70,23 @@ function toolNames(body: Record<string, unknown>): string[] {
   return tools.map((t) => t.function?.name ?? t.name ?? '').filter(Boolean);
 }
 
-const chatUsage = (usage: { input: number; output: number }) => ({ prompt_tokens: usage.input, completion_tokens: usage.output, total_tokens: usage.input + usage.output });
+const chatUsage = (usage: { input: number; output: number }) => ({
+  prompt_tokens: usage.input,
+  completion_tokens: usage.output,
+  total_tokens: usage.input + usage.output,
+});
 const chatCalls = (calls: FakeToolCall[]) =>
-  calls.map((c, i) => ({ id: `call_${i + 1}`, type: 'function', function: { name: c.name, arguments: JSON.stringify(c.arguments) } }));
+  calls.map((c, i) => ({
+    id: `call_${i + 1}`,
+    type: 'function',
+    function: { name: c.name, arguments: JSON.stringify(c.arguments) },
+  }));
 
 function chatBody(model: string, reply: FakeAnswer, usage: { input: number; output: number }) {
-  const message = 'toolCalls' in reply ? { role: 'assistant', content: null, tool_calls: chatCalls(reply.toolCalls) } : { role: 'assistant', content: reply.text };
+  const message =
+    'toolCalls' in reply
+      ? { role: 'assistant', content: null, tool_calls: chatCalls(reply.toolCalls) }
+      : { role: 'assistant', content: reply.text };
   return {
     id: 'chatcmpl-fake',
     object: 'chat.completion',
@@ -105,7 +115,14 @@ function* chatStream(model: string, reply: FakeAnswer, usage: { input: number; o
     if (unfinished) return;
     yield chunk({}, 'stop');
   }
-  yield { id: 'chatcmpl-fake', object: 'chat.completion.chunk', created: 1_700_000_000, model, choices: [], usage: chatUsage(usage) };
+  yield {
+    id: 'chatcmpl-fake',
+    object: 'chat.completion.chunk',
+    created: 1_700_000_000,
+    model,
+    choices: [],
+    usage: chatUsage(usage),
+  };
 }
 
 const responsesUsage = (usage: { input: number; output: number }) => ({
@@ -118,9 +135,24 @@ const responsesUsage = (usage: { input: number; output: number }) => ({
 
 function responsesOutput(reply: FakeAnswer) {
   if ('toolCalls' in reply) {
-    return reply.toolCalls.map((c, i) => ({ type: 'function_call', id: `fc_${i + 1}`, call_id: `call_${i + 1}`, name: c.name, arguments: JSON.stringify(c.arguments), status: 'completed' }));
+    return reply.toolCalls.map((c, i) => ({
+      type: 'function_call',
+      id: `fc_${i + 1}`,
+      call_id: `call_${i + 1}`,
+      name: c.name,
+      arguments: JSON.stringify(c.arguments),
+      status: 'completed',
+    }));
   }
-  return [{ type: 'message', id: 'msg_fake', status: 'completed', role: 'assistant', content: [{ type: 'output_text', text: reply.text, annotations: [] }] }];
+  return [
+    {
+      type: 'message',
+      id: 'msg_fake',
+      status: 'completed',
+      role: 'assistant',
+      content: [{ type: 'output_text', text: reply.text, annotations: [] }],
+    },
+  ];
 }
 
 function responsesBody(model: string, reply: FakeAnswer, usage: { input: number; output: number }) {
@@ -136,37 +168,82 @@ function responsesBody(model: string, reply: FakeAnswer, usage: { input: number;
   };
 }
 
-function* responsesStream(model: string, reply: FakeAnswer, usage: { input: number; output: number }, unfinished: boolean) {
+function* responsesStream(
+  model: string,
+  reply: FakeAnswer,
+  usage: { input: number; output: number },
+  unfinished: boolean,
+) {
   const base = { id: 'resp_fake', object: 'response', created_at: 1_700_000_000, model, incomplete_details: null };
   yield { type: 'response.created', response: { ...base, status: 'in_progress', output: [] } };
   const output = responsesOutput(reply);
   if ('toolCalls' in reply) {
     for (const [i, item] of output.entries()) {
-      yield { type: 'response.output_item.added', output_index: i, item: { ...item, arguments: '', status: 'in_progress' } };
-      yield { type: 'response.function_call_arguments.delta', item_id: item.id, output_index: i, delta: (item as { arguments: string }).arguments };
+      yield {
+        type: 'response.output_item.added',
+        output_index: i,
+        item: { ...item, arguments: '', status: 'in_progress' },
+      };
+      yield {
+        type: 'response.function_call_arguments.delta',
+        item_id: item.id,
+        output_index: i,
+        delta: (item as { arguments: string }).arguments,
+      };
       if (unfinished) return;
       yield { type: 'response.output_item.done', output_index: i, item };
     }
   } else {
-    yield { type: 'response.output_item.added', output_index: 0, item: { type: 'message', id: 'msg_fake', status: 'in_progress', role: 'assistant', content: [] } };
-    for (const delta of pieces(reply)) yield { type: 'response.output_text.delta', item_id: 'msg_fake', output_index: 0, content_index: 0, delta, logprobs: [] };
+    yield {
+      type: 'response.output_item.added',
+      output_index: 0,
+      item: { type: 'message', id: 'msg_fake', status: 'in_progress', role: 'assistant', content: [] },
+    };
+    for (const delta of pieces(reply))
+      yield {
+        type: 'response.output_text.delta',
+        item_id: 'msg_fake',
+        output_index: 0,
+        content_index: 0,
+        delta,
+        logprobs: [],
+      };
     if (unfinished) return;
     yield { type: 'response.output_item.done', output_index: 0, item: output[0] };
   }
-  yield { type: 'response.completed', response: { ...base, status: 'completed', output, usage: responsesUsage(usage) } };
+  yield {
+    type: 'response.completed',
+    response: { ...base, status: 'completed', output, usage: responsesUsage(usage) },
+  };
 }
 
 const openAIProtocol: FakeWireProtocol<FakeOpenAIApi> = {
   basePath: '/v1',
   read(_method, path, _query, body) {
-    const api: FakeOpenAIApi | undefined = path.endsWith('/chat/completions') ? 'chat' : path.endsWith('/responses') ? 'responses' : undefined;
+    const api: FakeOpenAIApi | undefined = path.endsWith('/chat/completions')
+      ? 'chat'
+      : path.endsWith('/responses')
+        ? 'responses'
+        : undefined;
     if (!api) return undefined;
-    return { api, model: String(body.model), messages: normalise(api, body), stream: body.stream === true, tools: toolNames(body) };
+    return {
+      api,
+      model: String(body.model),
+      messages: normalise(api, body),
+      stream: body.stream === true,
+      tools: toolNames(body),
+    };
   },
-  errorBody: (status, message) => ({ error: { message, type: status === 404 ? 'invalid_request_error' : 'server_error' } }),
-  json: (request, answer, usage) => (request.api === 'chat' ? chatBody(request.model, answer, usage) : responsesBody(request.model, answer, usage)),
+  errorBody: (status, message) => ({
+    error: { message, type: status === 404 ? 'invalid_request_error' : 'server_error' },
+  }),
+  json: (request, answer, usage) =>
+    request.api === 'chat' ? chatBody(request.model, answer, usage) : responsesBody(request.model, answer, usage),
   *events(request, answer, usage, unfinished) {
-    const events = request.api === 'chat' ? chatStream(request.model, answer, usage, unfinished) : responsesStream(request.model, answer, usage, unfinished);
+    const events =
+      request.api === 'chat'
+        ? chatStream(request.model, answer, usage, unfinished)
+        : responsesStream(request.model, answer, usage, unfinished);
     for (const event of events) yield sse(event);
     if (request.api === 'chat' && !unfinished) yield sse('[DONE]');
   },

@@ -73,7 +73,9 @@ export type FakeReply =
   | { reset: true };
 
 /** Decides a fake provider's answer to a request. */
-export type FakeProviderHandler<Request extends FakeProviderRequest = FakeProviderRequest> = (request: Request) => FakeReply | Promise<FakeReply>;
+export type FakeProviderHandler<Request extends FakeProviderRequest = FakeProviderRequest> = (
+  request: Request,
+) => FakeReply | Promise<FakeReply>;
 
 /** A running fake provider; `baseURL` is what the provider's `create…({ baseURL })` takes. */
 export interface FakeProviderServer<Request extends FakeProviderRequest = FakeProviderRequest> {
@@ -91,20 +93,26 @@ const words = (s: string) => s.split(/\s+/).filter(Boolean).length;
 export function defaultFakeReply(request: Pick<FakeProviderRequest, 'messages'>): FakeReply {
   const last = request.messages.filter((m) => m.role === 'user').at(-1)?.content ?? '';
   const text = `Reply to: ${last}`;
-  return { text, usage: { input: request.messages.reduce((n, m) => n + 1 + words(m.content), 0), output: words(text) } };
+  return {
+    text,
+    usage: { input: request.messages.reduce((n, m) => n + 1 + words(m.content), 0), output: words(text) },
+  };
 }
 
 /** The pieces a text answer is streamed in: its `chunks`, or word by word with the spaces kept. */
-export const pieces = (answer: { text: string; chunks?: string[] }): string[] => answer.chunks ?? answer.text.match(/\S+\s*|\s+/g) ?? [];
+export const pieces = (answer: { text: string; chunks?: string[] }): string[] =>
+  answer.chunks ?? answer.text.match(/\S+\s*|\s+/g) ?? [];
 
 /** The text of a tool's result as the model received it: a string as it is, anything else as JSON. */
 export const resultText = (value: unknown): string => (typeof value === 'string' ? value : JSON.stringify(value));
 
 /** How an assistant's tool call reads in a normalised conversation. */
-export const callText = (name: string, args: unknown): string => `call ${name}(${typeof args === 'string' ? args : JSON.stringify(args)})`;
+export const callText = (name: string, args: unknown): string =>
+  `call ${name}(${typeof args === 'string' ? args : JSON.stringify(args)})`;
 
 /** One server-sent event; `event` adds an `event:` line (Anthropic names every event). */
-export const sse = (data: unknown, event?: string): string => `${event ? `event: ${event}\n` : ''}data: ${typeof data === 'string' ? data : JSON.stringify(data)}\n\n`;
+export const sse = (data: unknown, event?: string): string =>
+  `${event ? `event: ${event}\n` : ''}data: ${typeof data === 'string' ? data : JSON.stringify(data)}\n\n`;
 
 /** What the parts of a request a wire protocol reads, once the route matched. */
 export interface FakeRequestSummary<Api extends string> {
@@ -120,13 +128,23 @@ export interface FakeWireProtocol<Api extends string> {
   /** The path `baseURL` ends in (`/v1`, `/v1beta`). */
   basePath: string;
   /** Reads a request to one of the protocol's routes; `undefined` for any other path (answered 404). */
-  read(method: string, path: string, query: URLSearchParams, body: Record<string, unknown>): FakeRequestSummary<Api> | undefined;
+  read(
+    method: string,
+    path: string,
+    query: URLSearchParams,
+    body: Record<string, unknown>,
+  ): FakeRequestSummary<Api> | undefined;
   /** The JSON body of an error the fake itself answers (no such route, a body it cannot read). */
   errorBody(status: number, message: string): unknown;
   /** The answer as one JSON body. */
   json(request: FakeProviderRequest<Api>, answer: FakeAnswer, usage: { input: number; output: number }): unknown;
   /** The answer as server-sent events, each a whole frame; an `unfinished` stream stops before the finish. */
-  events(request: FakeProviderRequest<Api>, answer: FakeAnswer, usage: { input: number; output: number }, unfinished: boolean): Iterable<string>;
+  events(
+    request: FakeProviderRequest<Api>,
+    answer: FakeAnswer,
+    usage: { input: number; output: number },
+    unfinished: boolean,
+  ): Iterable<string>;
 }
 
 function sendJson(res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}) {
@@ -139,13 +157,20 @@ async function readJson(req: AsyncIterable<unknown>): Promise<Record<string, unk
   for await (const chunk of req) chunks.push(chunk as Buffer);
   try {
     const body: unknown = JSON.parse(Buffer.concat(chunks).toString('utf8'));
-    return typeof body === 'object' && body !== null && !Array.isArray(body) ? (body as Record<string, unknown>) : undefined;
+    return typeof body === 'object' && body !== null && !Array.isArray(body)
+      ? (body as Record<string, unknown>)
+      : undefined;
   } catch {
     return undefined;
   }
 }
 
-async function sendAnswer<Api extends string>(res: ServerResponse, protocol: FakeWireProtocol<Api>, request: FakeProviderRequest<Api>, reply: Extract<FakeReply, FakeAnswer>) {
+async function sendAnswer<Api extends string>(
+  res: ServerResponse,
+  protocol: FakeWireProtocol<Api>,
+  request: FakeProviderRequest<Api>,
+  reply: Extract<FakeReply, FakeAnswer>,
+) {
   const usage = reply.usage ?? { input: 0, output: 0 };
   if (!(reply.stream ?? request.stream)) return sendJson(res, 200, protocol.json(request, reply, usage));
   res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
@@ -167,17 +192,29 @@ async function sendAnswer<Api extends string>(res: ServerResponse, protocol: Fak
  * streamed; an error status, a raw body, a hang or a reset connection). What the OpenAI, Anthropic
  * and Gemini fakes share.
  */
-export async function startFakeProviderServer<Api extends string>(protocol: FakeWireProtocol<Api>, handler: FakeProviderHandler<FakeProviderRequest<Api>>): Promise<FakeProviderServer<FakeProviderRequest<Api>>> {
+export async function startFakeProviderServer<Api extends string>(
+  protocol: FakeWireProtocol<Api>,
+  handler: FakeProviderHandler<FakeProviderRequest<Api>>,
+): Promise<FakeProviderServer<FakeProviderRequest<Api>>> {
   const requests: FakeProviderRequest<Api>[] = [];
   const server = createServer(async (req, res) => {
     try {
       const url = new URL(req.url ?? '/', 'http://fake');
       const method = req.method ?? 'GET';
       const body = await readJson(req);
-      const summary = body && method === 'POST' ? protocol.read(method, url.pathname, url.searchParams, body) : undefined;
-      if (!body && method === 'POST') return sendJson(res, 400, protocol.errorBody(400, 'the body is not a JSON object'));
+      const summary =
+        body && method === 'POST' ? protocol.read(method, url.pathname, url.searchParams, body) : undefined;
+      if (!body && method === 'POST')
+        return sendJson(res, 400, protocol.errorBody(400, 'the body is not a JSON object'));
       if (!body || !summary) return sendJson(res, 404, protocol.errorBody(404, `no route ${method} ${url.pathname}`));
-      const request: FakeProviderRequest<Api> = { ...summary, method, path: url.pathname, headers: req.headers, body, completed: false };
+      const request: FakeProviderRequest<Api> = {
+        ...summary,
+        method,
+        path: url.pathname,
+        headers: req.headers,
+        body,
+        completed: false,
+      };
       res.on('finish', () => {
         request.completed = true;
       });

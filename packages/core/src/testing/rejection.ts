@@ -9,6 +9,7 @@ export async function agentHostError(promise: Promise<unknown>): Promise<AgentHo
     () => undefined,
     (e: unknown) => e,
   );
-  if (!AgentHostError.isInstance(error)) throw new Error(`expected an AgentHostError, got ${error === undefined ? 'a resolved promise' : String(error)}`);
+  if (!AgentHostError.isInstance(error))
+    throw new Error(`expected an AgentHostError, got ${error === undefined ? 'a resolved promise' : String(error)}`);
   return error;
 }

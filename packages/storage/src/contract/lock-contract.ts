@@ -21,7 +21,10 @@ async function conflict(promise: Promise<unknown>): Promise<void> {
     () => assert.fail('expected a ConflictError'),
     (e: unknown) => e,
   );
-  assert.ok(AgentHostError.isInstance(error) && error.code === 'conflict', `expected a ConflictError, got ${String(error)}`);
+  assert.ok(
+    AgentHostError.isInstance(error) && error.code === 'conflict',
+    `expected a ConflictError, got ${String(error)}`,
+  );
 }
 
 /**
@@ -29,7 +32,11 @@ async function conflict(promise: Promise<unknown>): Promise<void> {
  * repeatable release, aborting a wait, independent keys. `makeLocks` is called one or more times per
  * case; the suite closes what it made.
  */
-export function lockContractTests(api: TestApi, makeLocks: () => LockProvider | Promise<LockProvider>, options: LockContractOptions = {}): void {
+export function lockContractTests(
+  api: TestApi,
+  makeLocks: () => LockProvider | Promise<LockProvider>,
+  options: LockContractOptions = {},
+): void {
   const timeout = options.timeout ?? 30_000;
   const cases: Record<string, (a: LockProvider, b: LockProvider) => Promise<void>> = {
     'at most one holder at a time, under contention': async (a, b) => {

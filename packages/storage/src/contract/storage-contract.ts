@@ -1,6 +1,15 @@
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
-import type { AgentRecord, AgentStore, ApiKeyRecord, ApiKeyStore, HostSecretStore, IdempotencyStore, SessionMessage, SessionRef } from '@agenthost/core';
+import type {
+  AgentRecord,
+  AgentStore,
+  ApiKeyRecord,
+  ApiKeyStore,
+  HostSecretStore,
+  IdempotencyStore,
+  SessionMessage,
+  SessionRef,
+} from '@agenthost/core';
 
 /** The parts of a test framework the suite needs; vitest, jest and `node:test` all provide them. */
 export interface TestApi {
@@ -53,8 +62,10 @@ function keyRecord(i: number): ApiKeyRecord {
 const keyedDigest = () => createHash('sha256').update(unique('keyed')).digest('base64url');
 
 /** The store's optional ports, or `undefined` when it lacks them. */
-const keysOf = (store: AgentStore) => ((store as Partial<ApiKeyStore>).createKey ? (store as AgentStore & ApiKeyStore) : undefined);
-const secretsOf = (store: AgentStore) => ((store as Partial<HostSecretStore>).createHostSecret ? (store as AgentStore & HostSecretStore) : undefined);
+const keysOf = (store: AgentStore) =>
+  (store as Partial<ApiKeyStore>).createKey ? (store as AgentStore & ApiKeyStore) : undefined;
+const secretsOf = (store: AgentStore) =>
+  (store as Partial<HostSecretStore>).createHostSecret ? (store as AgentStore & HostSecretStore) : undefined;
 
 function turn(i: number): SessionMessage[] {
   return [
@@ -111,7 +122,11 @@ export function storageContractTests(
 
     'an account lists only its own agents, oldest first': async (store) => {
       const [a, b] = [unique('acct'), unique('acct')];
-      const mine = [agent(unique('agt'), 'first', '2026-01-01T00:00:00.000Z'), agent(unique('agt'), 'second', '2026-01-01T00:00:01.000Z'), agent(unique('agt'), 'third', '2026-01-01T00:00:02.000Z')];
+      const mine = [
+        agent(unique('agt'), 'first', '2026-01-01T00:00:00.000Z'),
+        agent(unique('agt'), 'second', '2026-01-01T00:00:01.000Z'),
+        agent(unique('agt'), 'third', '2026-01-01T00:00:02.000Z'),
+      ];
       for (const r of mine) {
         await store.createAgent(a, r);
         await store.createAgent(b, agent(unique('agt'), 'theirs'));
@@ -158,8 +173,18 @@ export function storageContractTests(
 
     'text survives the round trip: unicode, quotes, newlines, 256 KiB': async (store) => {
       const ref: SessionRef = { accountId: unique('acct'), agentId: unique('agt'), sessionId: unique('ses') };
-      const texts = ['emoji 👩‍💻🚀, RTL שלום, CJK 你好', 'quotes " \' ` and \\ backslash\nnew\r\nlines\ttabs', 'x'.repeat(256 * 1024)];
-      const messages = texts.map((content, i): SessionMessage => ({ role: i % 2 ? 'assistant' : 'user', content, created_at: '2026-01-01T00:00:00.000Z' }));
+      const texts = [
+        'emoji 👩‍💻🚀, RTL שלום, CJK 你好',
+        'quotes " \' ` and \\ backslash\nnew\r\nlines\ttabs',
+        'x'.repeat(256 * 1024),
+      ];
+      const messages = texts.map(
+        (content, i): SessionMessage => ({
+          role: i % 2 ? 'assistant' : 'user',
+          content,
+          created_at: '2026-01-01T00:00:00.000Z',
+        }),
+      );
       await store.appendMessages(ref, messages);
       assert.deepStrictEqual(await store.readMessages(ref), messages);
     },
@@ -169,7 +194,12 @@ export function storageContractTests(
       assert.equal(await store.getSession(ref), undefined);
       await store.appendMessages(ref, turn(1));
       await store.appendMessages(ref, [{ role: 'user', content: 'later', created_at: '2026-01-02T00:00:00.000Z' }]);
-      assert.deepStrictEqual(await store.getSession(ref), { session_id: 'info', created_at: '2026-01-01T00:00:00.000Z', updated_at: '2026-01-02T00:00:00.000Z', message_count: 3 });
+      assert.deepStrictEqual(await store.getSession(ref), {
+        session_id: 'info',
+        created_at: '2026-01-01T00:00:00.000Z',
+        updated_at: '2026-01-02T00:00:00.000Z',
+        message_count: 3,
+      });
     },
 
     'messages read in pages by offset and limit': async (store) => {
@@ -190,15 +220,23 @@ export function storageContractTests(
       let before: number | undefined;
       const sizes: number[] = [];
       for (let page = 0; page < 5; page++) {
-        const result = await store.listSessions(accountId, agentId, { limit: 10, ...(before !== undefined && { before }) });
+        const result = await store.listSessions(accountId, agentId, {
+          limit: 10,
+          ...(before !== undefined && { before }),
+        });
         sizes.push(result.sessions.length);
         seen.push(...result.sessions.map((x) => x.session_id));
         if (result.next === null) break;
         before = result.next;
       }
       assert.deepStrictEqual(sizes, [10, 10, 5]);
-      assert.deepStrictEqual(seen, Array.from({ length: 25 }, (_, i) => `s${24 - i}`));
-      const s3 = (await store.listSessions(accountId, agentId, { limit: 100 })).sessions.find((x) => x.session_id === 's3');
+      assert.deepStrictEqual(
+        seen,
+        Array.from({ length: 25 }, (_, i) => `s${24 - i}`),
+      );
+      const s3 = (await store.listSessions(accountId, agentId, { limit: 100 })).sessions.find(
+        (x) => x.session_id === 's3',
+      );
       assert.equal(s3?.message_count, 4);
     },
 
@@ -211,20 +249,34 @@ export function storageContractTests(
       assert.equal(await store.deleteSession(ref), false);
       assert.equal(await store.getSession(ref), undefined);
       assert.deepStrictEqual(await store.readMessages(ref), []);
-      assert.deepStrictEqual((await store.listSessions(accountId, agentId, { limit: 10 })).sessions.map((x) => x.session_id), ['kept']);
+      assert.deepStrictEqual(
+        (await store.listSessions(accountId, agentId, { limit: 10 })).sessions.map((x) => x.session_id),
+        ['kept'],
+      );
       await store.appendMessages(ref, turn(3));
       assert.deepStrictEqual(await store.readMessages(ref), turn(3));
-      assert.deepStrictEqual((await store.listSessions(accountId, agentId, { limit: 10 })).sessions.map((x) => [x.session_id, x.message_count]), [
-        ['gone', 2],
-        ['kept', 2],
-      ]);
+      assert.deepStrictEqual(
+        (await store.listSessions(accountId, agentId, { limit: 10 })).sessions.map((x) => [
+          x.session_id,
+          x.message_count,
+        ]),
+        [
+          ['gone', 2],
+          ['kept', 2],
+        ],
+      );
     },
 
     'an update replaces the record; a missing or foreign agent is not updated': async (store) => {
       const [a, b] = [unique('acct'), unique('acct')];
       const record = agent(unique('agt'));
       await store.createAgent(a, record);
-      const changed = { ...record, name: 'Renamed', config: { ...record.config, name: 'Renamed' }, updated_at: '2026-02-01T00:00:00.000Z' };
+      const changed = {
+        ...record,
+        name: 'Renamed',
+        config: { ...record.config, name: 'Renamed' },
+        updated_at: '2026-02-01T00:00:00.000Z',
+      };
       assert.equal(await store.updateAgent(a, changed), true);
       assert.deepStrictEqual(await store.getAgent(a, record.agent_id), changed);
       assert.deepStrictEqual(await store.listAgents(a), [changed]);
@@ -247,9 +299,15 @@ export function storageContractTests(
       assert.equal(await store.deleteAgent(account, gone.agent_id), false);
       assert.equal(await store.getAgent(account, gone.agent_id), undefined);
       assert.deepStrictEqual(await store.listAgents(account), [kept]);
-      assert.deepStrictEqual(await store.readMessages({ accountId: account, agentId: gone.agent_id, sessionId: 's1' }), []);
+      assert.deepStrictEqual(
+        await store.readMessages({ accountId: account, agentId: gone.agent_id, sessionId: 's1' }),
+        [],
+      );
       assert.deepStrictEqual((await store.listSessions(account, gone.agent_id, { limit: 10 })).sessions, []);
-      assert.deepStrictEqual(await store.readMessages({ accountId: account, agentId: kept.agent_id, sessionId: 's1' }), turn(2));
+      assert.deepStrictEqual(
+        await store.readMessages({ accountId: account, agentId: kept.agent_id, sessionId: 's1' }),
+        turn(2),
+      );
     },
 
     'agents list in pages, oldest or newest first, past deleted ones': async (store) => {
@@ -270,7 +328,10 @@ export function storageContractTests(
       };
       assert.deepStrictEqual(await walk('asc'), [['a0', 'a1', 'a2', 'a5'], ['a6', 'a7', 'a8', 'a9'], ['a11']]);
       assert.deepStrictEqual(await walk('desc'), [['a11', 'a9', 'a8', 'a7'], ['a6', 'a5', 'a2', 'a1'], ['a0']]);
-      assert.deepStrictEqual(await store.listAgentsPage(unique('acct'), { limit: 5, order: 'asc' }), { agents: [], next: null });
+      assert.deepStrictEqual(await store.listAgentsPage(unique('acct'), { limit: 5, order: 'asc' }), {
+        agents: [],
+        next: null,
+      });
     },
 
     'API key records are found by digest and by id, listed, updated, and never shared': async (s) => {
@@ -290,7 +351,10 @@ export function storageContractTests(
       assert.equal(await keys.updateKey(keyRecord(2)), false);
       // A write made from a copy read before the revocation (noting a use) never lifts it.
       assert.equal(await keys.updateKey({ ...a, last_used_at: '2026-01-03T00:00:00.000Z' }), true);
-      assert.deepStrictEqual(await keys.findKeyByDigest(a.digest), { ...revoked, last_used_at: '2026-01-03T00:00:00.000Z' });
+      assert.deepStrictEqual(await keys.findKeyByDigest(a.digest), {
+        ...revoked,
+        last_used_at: '2026-01-03T00:00:00.000Z',
+      });
     },
 
     'a key record moves to another digest: found, listed and updated there only': async (s) => {
@@ -324,7 +388,10 @@ export function storageContractTests(
       await keys.createKey(a);
       const to = keyedDigest();
       const revoked = { ...a, revoked_at: '2026-01-02T00:00:00.000Z' };
-      const results = await Promise.all([...Array.from({ length: 5 }, () => keys.moveKey(a.key_id, a.digest, to)), keys.updateKey(revoked)]);
+      const results = await Promise.all([
+        ...Array.from({ length: 5 }, () => keys.moveKey(a.key_id, a.digest, to)),
+        keys.updateKey(revoked),
+      ]);
       assert.deepStrictEqual(results.slice(0, 5).filter(Boolean), [true]);
       assert.equal(results[5], true);
       assert.deepStrictEqual(await keys.listKeys(), [{ ...revoked, digest: to }]);
@@ -348,7 +415,12 @@ export function storageContractTests(
       if (!store.putIdempotency) return;
       const idem = store as AgentStore & IdempotencyStore;
       const [a, b] = [unique('idem'), unique('idem')];
-      const record = { fingerprint: 'f1', state: 'done' as const, response: { status: 200, body: { success: true, data: { x: 1 }, status: 200 } }, created_at: '2026-01-01T00:00:00.000Z' };
+      const record = {
+        fingerprint: 'f1',
+        state: 'done' as const,
+        response: { status: 200, body: { success: true, data: { x: 1 }, status: 200 } },
+        created_at: '2026-01-01T00:00:00.000Z',
+      };
       await idem.putIdempotency(a, record, 60_000);
       await idem.putIdempotency(b, { ...record, state: 'in_flight', response: undefined! }, 300);
       assert.deepStrictEqual(await idem.getIdempotency(a), record);
@@ -389,9 +461,13 @@ export function storageContractTests(
       const account = unique('acct');
       const ids = Array.from({ length: 100 }, () => unique('agt'));
       await Promise.all(ids.map((id, i) => (i % 2 ? other : store).createAgent(account, agent(id))));
-      for (const s of [store, other]) assert.deepStrictEqual((await s.listAgents(account)).map((a) => a.agent_id).sort(), [...ids].sort());
+      for (const s of [store, other])
+        assert.deepStrictEqual((await s.listAgents(account)).map((a) => a.agent_id).sort(), [...ids].sort());
     };
-    cases['two stores on the same data: concurrent appends across both keep every turn whole'] = async (store, peer) => {
+    cases['two stores on the same data: concurrent appends across both keep every turn whole'] = async (
+      store,
+      peer,
+    ) => {
       const other = await peer();
       const ref: SessionRef = { accountId: unique('acct'), agentId: unique('agt'), sessionId: unique('ses') };
       await Promise.all(Array.from({ length: 50 }, (_, i) => (i % 2 ? other : store).appendMessages(ref, turn(i))));
@@ -408,11 +484,16 @@ export function storageContractTests(
     cases['two stores on the same data: racing creations of the host secret keep one'] = async (store, peer) => {
       const [one, other] = [secretsOf(store), secretsOf(await peer())];
       if (!one || !other) return;
-      const kept = await Promise.all(Array.from({ length: 10 }, (_, i) => (i % 2 ? other : one).createHostSecret(unique('secret'))));
+      const kept = await Promise.all(
+        Array.from({ length: 10 }, (_, i) => (i % 2 ? other : one).createHostSecret(unique('secret'))),
+      );
       assert.equal(new Set(kept).size, 1);
       assert.deepStrictEqual([await one.getHostSecret(), await other.getHostSecret()], [kept[0], kept[0]]);
     };
-    cases['two stores on the same data: moves and a revocation of one key record across both lose nothing'] = async (store, peer) => {
+    cases['two stores on the same data: moves and a revocation of one key record across both lose nothing'] = async (
+      store,
+      peer,
+    ) => {
       const [one, other] = [keysOf(store), keysOf(await peer())];
       if (!one || !other) return;
       const a = keyRecord(0);

@@ -3,7 +3,7 @@ import { createClient } from '@keyv/redis';
 import pg from 'pg';
 import { afterAll, describe, expect, test } from 'vitest';
 import { lockContractTests } from '../test.js';
-import { DATABASE_URL, REDIS_URL, clearRedis, runNamespace } from '../test-services.js';
+import { clearRedis, DATABASE_URL, REDIS_URL, runNamespace } from '../test-services.js';
 import { postgresLocks } from './postgres-locks.js';
 import { redisLocks } from './redis-locks.js';
 

@@ -1,4 +1,11 @@
-import { ConflictError, StorageUnavailableError, inProcessLocks, type AcquireOptions, type Lease, type LockProvider } from '@agenthost/core';
+import {
+  type AcquireOptions,
+  ConflictError,
+  inProcessLocks,
+  type Lease,
+  type LockProvider,
+  StorageUnavailableError,
+} from '@agenthost/core';
 import type pg from 'pg';
 import { withDeadline } from '../deadline.js';
 

@@ -1,5 +1,11 @@
 import { createHash, randomBytes } from 'node:crypto';
-import { ConflictError, StorageUnavailableError, type AcquireOptions, type Lease, type LockProvider } from '@agenthost/core';
+import {
+  type AcquireOptions,
+  ConflictError,
+  type Lease,
+  type LockProvider,
+  StorageUnavailableError,
+} from '@agenthost/core';
 import { withDeadline } from '../deadline.js';
 
 /** The Redis commands the locks use; a node-redis v4/v5 client (`createClient()`) fits. */
@@ -41,13 +47,17 @@ function retryRelease(release: () => Promise<unknown>, until: number): void {
  * holder of the token (a Lua compare-and-delete), renewed while held. A renewal that finds the token
  * gone, or that cannot reach Redis until the lease has run out, aborts `Lease.signal`.
  */
-export function redisLocks(client: RedisLockClient | (() => RedisLockClient), options: RedisLocksOptions = {}): LockProvider {
+export function redisLocks(
+  client: RedisLockClient | (() => RedisLockClient),
+  options: RedisLocksOptions = {},
+): LockProvider {
   const leaseMs = options.leaseMs ?? 15_000;
   const pollMs = options.pollMs ?? 25;
   const prefix = options.prefix ?? 'agenthost:lock:';
   const commandTimeoutMs = options.commandTimeoutMs ?? 2_000;
   const current = typeof client === 'function' ? client : () => client;
-  const command = <T>(work: (c: RedisLockClient) => Promise<T>) => withDeadline(() => work(current()), commandTimeoutMs, options.onTimeout);
+  const command = <T>(work: (c: RedisLockClient) => Promise<T>) =>
+    withDeadline(() => work(current()), commandTimeoutMs, options.onTimeout);
   const release = (key: string, token: string) => command((c) => c.eval(RELEASE, { keys: [key], arguments: [token] }));
 
   async function tryTake(key: string, token: string): Promise<boolean> {
@@ -65,21 +75,27 @@ export function redisLocks(client: RedisLockClient | (() => RedisLockClient), op
     // Counted from when the request was sent: the lease may have started any time after that.
     let confirmedUntil = sentAt + leaseMs;
     let released = false;
-    const renew = setInterval(async () => {
-      const renewSentAt = Date.now();
-      try {
-        const ok = await command((c) => c.eval(RENEW, { keys: [key], arguments: [token, String(leaseMs)] }));
-        if (Number(ok) === 1) confirmedUntil = renewSentAt + leaseMs;
-        else lose(new Error('the lock was taken over after its lease ran out'));
-      } catch (error) {
-        if (Date.now() >= confirmedUntil) lose(error);
-      }
-    }, Math.max(10, Math.floor(leaseMs / 3)));
+    const renew = setInterval(
+      async () => {
+        const renewSentAt = Date.now();
+        try {
+          const ok = await command((c) => c.eval(RENEW, { keys: [key], arguments: [token, String(leaseMs)] }));
+          if (Number(ok) === 1) confirmedUntil = renewSentAt + leaseMs;
+          else lose(new Error('the lock was taken over after its lease ran out'));
+        } catch (error) {
+          if (Date.now() >= confirmedUntil) lose(error);
+        }
+      },
+      Math.max(10, Math.floor(leaseMs / 3)),
+    );
     renew.unref();
     // Lose the lease by the local clock too, even when renewals hang instead of failing.
-    const expiry = setInterval(() => {
-      if (Date.now() >= confirmedUntil) lose(new Error('the lease ran out before it could be renewed'));
-    }, Math.max(10, Math.floor(leaseMs / 10)));
+    const expiry = setInterval(
+      () => {
+        if (Date.now() >= confirmedUntil) lose(new Error('the lease ran out before it could be renewed'));
+      },
+      Math.max(10, Math.floor(leaseMs / 10)),
+    );
     expiry.unref();
     const lose = (reason: unknown) => {
       clearInterval(renew);
@@ -103,7 +119,10 @@ export function redisLocks(client: RedisLockClient | (() => RedisLockClient), op
           // Redis is unreachable. The lease would free the lock when it runs out; releasing as soon
           // as Redis is back frees it sooner for the next holder, who is likely already waiting.
           retryRelease(releaseNow, confirmedUntil);
-          throw new StorageUnavailableError({ message: 'Could not release a lock; it frees itself when its lease runs out', cause: error });
+          throw new StorageUnavailableError({
+            message: 'Could not release a lock; it frees itself when its lease runs out',
+            cause: error,
+          });
         }
       },
     };
