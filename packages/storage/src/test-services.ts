@@ -1,8 +1,7 @@
-// Test support (not shipped): where the test servers are, and cleanup of what tests wrote.
+// Test support (at `@agenthost/storage/test`): where the test servers are, and cleanup of what tests wrote.
+// The Redis and PostgreSQL drivers are optional peers, loaded only when a cleanup needs them.
 
 import type { AgentRecord } from '@agenthost/core';
-import { createClient } from '@keyv/redis';
-import pg from 'pg';
 
 export const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
 export const DATABASE_URL = process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
@@ -12,6 +11,7 @@ export const runNamespace = (label: string) => `t-${label}-${process.pid}-${Date
 
 /** Deletes every Redis key under `prefix`. */
 export async function clearRedis(prefix: string): Promise<void> {
+  const { createClient } = await import('@keyv/redis');
   const client = createClient({ url: REDIS_URL });
   await client.connect();
   try {
@@ -24,6 +24,7 @@ export async function clearRedis(prefix: string): Promise<void> {
 
 /** Deletes every row of the store table under `prefix`. */
 export async function clearPostgres(prefix: string): Promise<void> {
+  const { default: pg } = await import('pg');
   const client = new pg.Client({ connectionString: DATABASE_URL });
   await client.connect();
   try {
@@ -40,6 +41,7 @@ export interface TcpProxy {
   close(): Promise<void>;
 }
 
+/** Starts a {@link TcpProxy} to `target`. */
 export async function tcpProxy(target: { host: string; port: number }): Promise<TcpProxy> {
   const { createServer, connect } = await import('node:net');
   let holed = false;
