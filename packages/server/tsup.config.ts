@@ -1,11 +1,5 @@
 import { defineConfig } from 'tsup';
+import { packageBuild } from '../../tsup.base.js';
 
-export default defineConfig({
-  entry: ['src/main.ts', 'src/cli.ts', 'src/index.ts'],
-  format: ['esm'],
-  dts: false,
-  sourcemap: true,
-  clean: true,
-  target: 'node20',
-  tsconfig: 'tsconfig.build.json',
-});
+// ESM only: the command and the host load with top-level await, and Node 22.18 can `require` ESM.
+export default defineConfig(packageBuild(['src/index.ts', 'src/bin.ts'], { format: ['esm'] }));

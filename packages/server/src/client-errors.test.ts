@@ -1,5 +1,5 @@
+import { envelopeResponse, exchange, parseResponse } from '@agenthost/express/test';
 import { afterEach, expect, test } from 'vitest';
-import { envelopeResponse, exchange, parseResponse } from '../../../packages/express/src/test-raw-http.js';
 import { loadConfig } from './config.js';
 import { type RunningServer, startServer } from './server.js';
 

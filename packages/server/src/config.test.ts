@@ -1,3 +1,5 @@
+import { homedir } from 'node:os';
+import { join } from 'node:path';
 import { describe, expect, test } from 'vitest';
 import { ConfigError, loadConfig } from './config.js';
 
@@ -12,7 +14,7 @@ describe('loadConfig', () => {
       tavilyApiKey: undefined,
       tavilyBaseURL: undefined,
       mcpServers: {},
-      store: 'sqlite://./.agenthost/agenthost.sqlite',
+      store: `sqlite://${join(homedir(), '.agenthost', 'agenthost.sqlite')}`,
       storeNamespace: 'agenthost',
       secret: undefined,
       runWaitMs: 30_000,

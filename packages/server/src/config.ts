@@ -1,7 +1,9 @@
+import { isIP } from 'node:net';
 import { MIN_SECRET_LENGTH } from '@agenthost/core';
 import type { McpServerConfig } from '@agenthost/tools';
 import { z } from 'zod';
 import { httpUrl, jsonText, optional } from './env-schema.js';
+import { defaultStore } from './home.js';
 import { type ProvidersConfig, readProviders } from './providers-config.js';
 
 /** One API key: the account it authenticates and the secret. */
@@ -76,9 +78,6 @@ export interface ServerConfig {
   };
 }
 
-/** Where the standalone server keeps its data when `AGENTHOST_STORE` is unset. */
-export const DEFAULT_STORE = 'sqlite://./.agenthost/agenthost.sqlite';
-
 /** A configuration that cannot be used; `problems` has one line per bad setting. */
 export class ConfigError extends Error {
   readonly problems: string[];
@@ -92,6 +91,8 @@ export class ConfigError extends Error {
 /** Shortest key accepted from AGENTHOST_API_KEYS. */
 export const MIN_KEY_LENGTH = 16;
 const ACCOUNT = /^[A-Za-z0-9._-]{1,64}$/;
+const HOST_NAME =
+  /^(?=.{1,253}$)[A-Za-z0-9]([A-Za-z0-9-]{0,61}[A-Za-z0-9])?(\.[A-Za-z0-9]([A-Za-z0-9-]{0,61}[A-Za-z0-9])?)*$/;
 
 const whole = (min: number, max: number) =>
   z.coerce
@@ -172,7 +173,12 @@ const envSchema = z.object({
       .min(0, 'must be 0-65535')
       .max(65535, 'must be 0-65535'),
   ).transform((p) => p ?? 3000),
-  HOST: optional(z.string()).transform((h) => h ?? '127.0.0.1'),
+  HOST: optional(
+    z.string().refine((h) => isIP(h) !== 0 || HOST_NAME.test(h), {
+      error: 'must be an IP address (such as 127.0.0.1, 0.0.0.0 or ::) or a host name',
+    }),
+  ).transform((h) => h ?? '127.0.0.1'),
+  AGENTHOST_HOME: optional(z.string()),
   AGENTHOST_API_KEYS: optional(apiKeys),
   AGENTHOST_BODY_LIMIT: optional(
     z.string().regex(/^\d+(b|kb|mb)?$/i, 'must be a size such as 1048576, 512kb or 1mb'),
@@ -181,7 +187,7 @@ const envSchema = z.object({
     z.string().refine((s) => s === 'memory' || /^(sqlite|redis|rediss|postgres|postgresql):\/\/./.test(s), {
       error: 'must be "memory" or a sqlite://, redis://, rediss:// or postgres:// location',
     }),
-  ).transform((s) => s ?? DEFAULT_STORE),
+  ),
   AGENTHOST_STORE_NAMESPACE: optional(
     z.string().regex(/^[A-Za-z0-9_-]{1,64}$/, 'must be 1-64 characters of letters, digits, "_" or "-"'),
   ).transform((s) => s ?? 'agenthost'),
@@ -249,6 +255,9 @@ const envSchema = z.object({
   AGENTHOST_MCP_SERVERS: optional(mcpServers).transform((m) => m ?? {}),
 });
 
+/** The names of the environment variables the server reads, besides the model providers'. */
+export const SERVER_VARIABLES: readonly string[] = Object.keys(envSchema.shape);
+
 /**
  * Reads the server's settings from environment variables.
  * @throws ConfigError naming every bad variable (values of secrets are never repeated).
@@ -271,7 +280,8 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     tavilyApiKey: e.TAVILY_API_KEY,
     tavilyBaseURL: e.TAVILY_BASE_URL,
     mcpServers: e.AGENTHOST_MCP_SERVERS as Record<string, McpServerConfig>,
-    store: e.AGENTHOST_STORE,
+    // The default store follows AGENTHOST_HOME, so it does not depend on the working directory.
+    store: e.AGENTHOST_STORE ?? defaultStore(env),
     storeNamespace: e.AGENTHOST_STORE_NAMESPACE,
     secret: e.AGENTHOST_SECRET,
     runWaitMs: e.AGENTHOST_RUN_WAIT_MS,

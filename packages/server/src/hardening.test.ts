@@ -1,6 +1,6 @@
 import { connect } from 'node:net';
+import { parseResponse } from '@agenthost/express/test';
 import { afterEach, expect, test } from 'vitest';
-import { parseResponse } from '../../../packages/express/src/test-raw-http.js';
 import { killAll, startServer } from './test-process.js';
 
 afterEach(killAll);

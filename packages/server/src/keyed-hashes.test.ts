@@ -1,7 +1,7 @@
 import { createHash, createHmac, randomBytes } from 'node:crypto';
+import { clearRedis, REDIS_URL, runNamespace } from '@agenthost/storage/test';
 import { createClient } from '@keyv/redis';
 import { afterAll, afterEach, describe, expect, test } from 'vitest';
-import { clearRedis, REDIS_URL, runNamespace } from '../../../packages/storage/src/test-services.js';
 import { loadConfig } from './config.js';
 import { type RunningServer, startServer } from './server.js';
 

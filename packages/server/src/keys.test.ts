@@ -4,19 +4,13 @@ import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { clearPostgres, clearRedis, DATABASE_URL, REDIS_URL, runNamespace } from '@agenthost/storage/test';
 import { createClient } from '@keyv/redis';
 import pg from 'pg';
 import { afterAll, afterEach, describe, expect, test } from 'vitest';
-import {
-  clearPostgres,
-  clearRedis,
-  DATABASE_URL,
-  REDIS_URL,
-  runNamespace,
-} from '../../../packages/storage/src/test-services.js';
 import { api, killAll, startServer } from './test-process.js';
 
-const CLI = fileURLToPath(new URL('../dist/cli.js', import.meta.url));
+const CLI = fileURLToPath(new URL('../dist/bin.js', import.meta.url));
 const dir = await mkdtemp(join(tmpdir(), 'agenthost-keys-'));
 const namespace = runNamespace('keys');
 afterEach(killAll);

@@ -68,6 +68,9 @@ const envSchema = z.object({
   AGENTHOST_PROVIDERS: optional(providersJson),
 });
 
+/** The names of the environment variables that configure model providers. */
+export const PROVIDER_VARIABLES: readonly string[] = Object.keys(envSchema.shape);
+
 /** A provider from its usual variables, when its key (or, for OpenAI, its base URL) is set. */
 function fromEnv(
   apiKey: string | undefined,

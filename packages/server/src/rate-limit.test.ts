@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
+import { clearRedis, REDIS_URL, runNamespace } from '@agenthost/storage/test';
 import { afterAll, afterEach, expect, test } from 'vitest';
-import { clearRedis, REDIS_URL, runNamespace } from '../../../packages/storage/src/test-services.js';
 import { killAll, startServer } from './test-process.js';
 
 afterEach(killAll);

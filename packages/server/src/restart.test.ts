@@ -2,14 +2,8 @@ import { randomBytes } from 'node:crypto';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { clearPostgres, clearRedis, DATABASE_URL, REDIS_URL, runNamespace } from '@agenthost/storage/test';
 import { afterAll, afterEach, describe, expect, test } from 'vitest';
-import {
-  clearPostgres,
-  clearRedis,
-  DATABASE_URL,
-  REDIS_URL,
-  runNamespace,
-} from '../../../packages/storage/src/test-services.js';
 import { api, killAll, startServer } from './test-process.js';
 
 afterEach(killAll);

@@ -1,13 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { openStore } from '@agenthost/storage';
+import { clearPostgres, clearRedis, DATABASE_URL, REDIS_URL, runNamespace } from '@agenthost/storage/test';
 import { afterAll, afterEach, describe, expect, test } from 'vitest';
-import {
-  clearPostgres,
-  clearRedis,
-  DATABASE_URL,
-  REDIS_URL,
-  runNamespace,
-} from '../../../packages/storage/src/test-services.js';
 import { api, killAll, type StartedServer, startServer } from './test-process.js';
 
 // Several servers behind a load balancer, sharing one Redis or one Postgres: nothing may be lost.

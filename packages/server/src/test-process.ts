@@ -2,7 +2,8 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 
-export const MAIN = fileURLToPath(new URL('../dist/main.js', import.meta.url));
+/** The built `agenthost` command. */
+export const BIN = fileURLToPath(new URL('../dist/bin.js', import.meta.url));
 
 export interface ServerProcess {
   child: ChildProcess;
@@ -23,9 +24,9 @@ export function killAll(): void {
     if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
 }
 
-/** Spawns the built server with only the given environment (plus PATH, PORT=0 and a memory store unless set). */
+/** Spawns `agenthost serve` with only the given environment (plus PATH, PORT=0 and a memory store unless set). */
 export function runServer(env: Record<string, string>, args: string[] = []): ServerProcess {
-  const child = spawn(process.execPath, [MAIN, ...args], {
+  const child = spawn(process.execPath, [BIN, 'serve', ...args], {
     env: { PATH: process.env.PATH ?? '', PORT: '0', AGENTHOST_STORE: 'memory', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });

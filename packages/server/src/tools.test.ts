@@ -5,7 +5,7 @@ import { api, killAll, startServer } from './test-process.js';
 
 // A model (the loopback OpenAI fake) that decides to call tools; the server runs them: the built-in
 // calculator, and a real MCP server process over stdio named in AGENTHOST_MCP_SERVERS.
-const MCP_SERVER = fileURLToPath(new URL('../../../packages/tools/src/fixtures/echo-mcp-server.mjs', import.meta.url));
+const MCP_SERVER = fileURLToPath(new URL('./fixtures/add-mcp-server.mjs', import.meta.url));
 const KEY = 'key-tools-0123456789abcdef';
 let fake: FakeOpenAIServer;
 

@@ -1,0 +1,67 @@
+import { failure, serialize } from '@agenthost/express';
+import express from 'express';
+import { mountReferencePage } from './reference-page.js';
+
+/**
+ * Answers an HTTP/1.1 request without a Host header with a 400 envelope. Node's own check
+ * (`requireHostHeader`, on by default) answers before any listener with an empty body, so the server
+ * turns it off and checks here instead.
+ */
+function hostRequired(req: express.Request, res: express.Response, next: express.NextFunction): void {
+  if (req.httpVersion !== '1.1' || req.headers.host !== undefined) {
+    next();
+    return;
+  }
+  const body = serialize(failure(400, 'Bad request: an HTTP/1.1 request needs a Host header').body, false);
+  res
+    .writeHead(400, {
+      'Content-Type': 'application/json; charset=utf-8',
+      'Content-Length': Buffer.byteLength(body),
+      'Cache-Control': 'no-store',
+      Connection: 'close',
+    })
+    .end(body);
+}
+
+function notFound(req: express.Request, res: express.Response): void {
+  res
+    .status(404)
+    .type('application/json; charset=utf-8')
+    .send(serialize(failure(404, `Route not found: ${req.method} ${req.path}`).body, req.query?.pretty === 'true'));
+}
+
+function lastResort(error: unknown, _req: express.Request, res: express.Response, _next: express.NextFunction): void {
+  const status =
+    typeof (error as { status?: unknown })?.status === 'number' && (error as { status: number }).status < 500
+      ? (error as { status: number }).status
+      : 500;
+  res
+    .status(status)
+    .type('application/json; charset=utf-8')
+    .send(serialize(failure(status, status === 500 ? 'Internal server error' : 'Bad request').body, false));
+}
+
+/**
+ * The standalone app around a host's router: the API at `/api/v1` and `/api`, health and metrics at
+ * the root, the reference page at `/docs`, and envelopes for everything else.
+ */
+export function createHostApp(parts: {
+  router: express.Router;
+  operational: express.Router;
+  track: express.RequestHandler;
+  trustProxy: boolean | number | string;
+  requestLog?: express.RequestHandler | undefined;
+}): express.Express {
+  const app = express();
+  app.disable('x-powered-by');
+  app.set('trust proxy', parts.trustProxy);
+  app.use(hostRequired, parts.track);
+  if (parts.requestLog) app.use(parts.requestLog);
+  app.use(parts.operational);
+  app.use(['/api/v1', '/api'], parts.router);
+  // The interactive API reference, over the document the router serves.
+  mountReferencePage(app, '/api/v1/openapi.json');
+  app.use(notFound);
+  app.use(lastResort);
+  return app;
+}

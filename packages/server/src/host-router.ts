@@ -1,0 +1,99 @@
+import {
+  type AgentMetrics,
+  createAgentRouter,
+  createHealthRouter,
+  type ErrorLogger,
+  metricsHandler,
+  type RateLimitOptions,
+} from '@agenthost/express';
+import cors from 'cors';
+import express from 'express';
+import { RedisStore } from 'rate-limit-redis';
+import type { ServerConfig } from './config.js';
+import type { HostResources } from './host-resources.js';
+import type { InFlight } from './in-flight.js';
+
+/** The headers a browser may send and read when CORS lets its origin in. */
+const CORS_HEADERS = {
+  allowedHeaders: ['content-type', 'x-api-key', 'idempotency-key', 'x-request-id'],
+  exposedHeaders: [
+    'x-request-id',
+    'x-next-cursor',
+    'link',
+    'retry-after',
+    'ratelimit',
+    'ratelimit-policy',
+    'idempotent-replayed',
+  ],
+};
+
+/** Liveness, readiness and (when on) metrics: the routes a host serves outside its API keys. */
+export function operationalRoutes(
+  config: ServerConfig,
+  resources: HostResources,
+  draining: () => boolean,
+): express.Router {
+  const router = express.Router();
+  const { store, metrics } = resources;
+  router.use(createHealthRouter({ checks: { storage: () => store.store.ping?.() ?? Promise.resolve() }, draining }));
+  if (metrics)
+    router.get('/metrics', metricsHandler(metrics, config.metricsToken ? { token: config.metricsToken } : {}));
+  return router;
+}
+
+/** Rate limits per key and per failing client address; on Redis the counters are shared by every server. */
+function rateLimitFor(config: ServerConfig, resources: HostResources): RateLimitOptions {
+  const { store, secret } = resources;
+  return {
+    keySecret: secret,
+    ...(config.rateLimitPerMinute > 0 && { perKey: { limit: config.rateLimitPerMinute, windowMs: 60_000 } }),
+    ...(config.authFailureLimit > 0 && { failedAuth: { limit: config.authFailureLimit, windowMs: 15 * 60_000 } }),
+    ...(store.redisCommand && {
+      store: (limiter: 'key' | 'auth') =>
+        new RedisStore({
+          sendCommand: (...args: string[]) => store.redisCommand!(args) as never,
+          prefix: `${config.storeNamespace}:ratelimit:${limiter}:`,
+        }),
+    }),
+  };
+}
+
+/**
+ * The host's router: the whole API with its keys, rate limits, idempotency, metrics and tracing, plus
+ * `/healthz`, `/readyz` and `/metrics`, counted for a graceful shutdown. It works mounted in an app
+ * that parses JSON bodies itself.
+ */
+export function createHostRouter(parts: {
+  config: ServerConfig;
+  resources: HostResources;
+  inFlight: InFlight;
+  operational: express.Router;
+  logger: ErrorLogger;
+  secrets: readonly string[];
+  metrics: AgentMetrics | undefined;
+}): express.Router {
+  const { config, resources } = parts;
+  const router = express.Router();
+  router.use(parts.inFlight.track);
+  // CORS is off unless origins are configured: then only those origins' browsers may call the API.
+  if (config.corsOrigins.length)
+    router.use(
+      cors({ origin: config.corsOrigins.includes('*') ? '*' : config.corsOrigins, ...CORS_HEADERS, maxAge: 600 }),
+    );
+  router.use(parts.operational);
+  const api = createAgentRouter(resources.service, {
+    resolveKey: resources.resolveKey,
+    bodyLimit: config.bodyLimit,
+    rateLimit: rateLimitFor(config, resources),
+    ...(parts.metrics && { metrics: parts.metrics }),
+    ...(config.tracing && { tracing: true }),
+    ...(config.logContent && { logContent: true }),
+    logger: parts.logger,
+    redact: parts.secrets,
+    // Kept in the store, claimed under the shared locks: a retry that reaches another server is answered the same.
+    idempotency: { store: resources.store.store, locks: resources.store.locks },
+  });
+  // The error handler answers the refusals of an app's own body parser with envelopes too.
+  router.use(api, api.errorHandler);
+  return router;
+}

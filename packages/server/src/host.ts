@@ -1,0 +1,170 @@
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import type { AgentService, ApiKeyService } from '@agenthost/core';
+import { answerClientErrors } from '@agenthost/express';
+import type { OpenedStore } from '@agenthost/storage';
+import type express from 'express';
+import type { Logger } from 'pino';
+import { type KeyEntry, loadConfig, type ServerConfig } from './config.js';
+import { createHostApp } from './host-app.js';
+import { openHostResources } from './host-resources.js';
+import { createHostRouter, operationalRoutes } from './host-router.js';
+import { inFlight } from './in-flight.js';
+import { createLogger, requestLogger } from './logging.js';
+import { type AgentHostOptions, optionsToEnv } from './options.js';
+import { configuredSecrets } from './secrets.js';
+import { startTracing } from './tracing.js';
+
+/** What `createAgentHost` takes besides the options that mirror the environment. */
+export interface AgentHostExtras {
+  /** The logger for errors and request lines (default: one made from `logLevel` and `logFormat`, to standard error). */
+  logger?: Logger;
+  /** Whether the standalone app logs one line per request (default true). */
+  requestLog?: boolean;
+}
+
+/** A host: the whole agenthost HTTP API, ready to listen on its own or to be mounted. */
+export interface AgentHost {
+  /** The standalone app: the API at `/api/v1` and `/api`, `/healthz`, `/readyz`, `/metrics`, `/docs`. */
+  app: express.Express;
+  /**
+   * The whole API, with `/healthz`, `/readyz` and `/metrics`, for an existing app to mount:
+   * `app.use(['/api/v1', '/api'], host.router)`. Works after the app's own `express.json()`.
+   */
+  router: express.Router;
+  service: AgentService;
+  /** Issues, lists and revokes the keys kept in the store. */
+  keys: ApiKeyService;
+  /** The store, as opened from `store` (`AGENTHOST_STORE`). */
+  store: OpenedStore;
+  /** The validated settings. */
+  config: ServerConfig;
+  logger: Logger;
+  /** The development key made because no keys were configured or issued, else `undefined`. */
+  devKey: KeyEntry | undefined;
+  /** How many issued keys the store held at start. */
+  managedKeyCount: number;
+  /** The tool names offered. */
+  tools: readonly string[];
+  /** Starts the standalone server on `port` and `host`; resolves once it listens. */
+  listen(): Promise<{ url: string; server: Server }>;
+  /**
+   * Shuts down: readiness fails at once, a server started by `listen()` stops taking connections,
+   * requests in flight (through `app` or `router`) get until the deadline (`shutdownTimeoutMs` by
+   * default) to finish; the rest are cut off, which aborts their runs (nothing of them is stored). Then
+   * the store, the MCP servers and tracing close. Resolves with how many requests were cut off.
+   */
+  close(options?: { deadlineMs?: number }): Promise<{ aborted: number }>;
+}
+
+/**
+ * Builds the whole host from one options object whose fields mirror the environment variables of the
+ * standalone server (see {@link AgentHostOptions}; `optionsFromEnv(process.env)` reads them).
+ * @throws ConfigError naming every bad setting by its variable; Error when the store or an MCP server cannot be opened.
+ * @example
+ * const host = await createAgentHost({ store: 'memory', apiKeys: [{ account: 'shop', key: process.env.KEY! }] });
+ * app.use(['/api/v1', '/api'], host.router);
+ * process.on('SIGTERM', () => host.close().then(() => process.exit(0)));
+ */
+export async function createAgentHost(
+  options: AgentHostOptions = {},
+  extras: AgentHostExtras = {},
+): Promise<AgentHost> {
+  return buildHost(loadConfig(optionsToEnv(options, process.env.HOME)), extras);
+}
+
+/** Builds a host from validated settings. */
+export async function buildHost(config: ServerConfig, extras: AgentHostExtras = {}): Promise<AgentHost> {
+  const logger =
+    extras.logger ??
+    createLogger({
+      level: config.logLevel,
+      pretty: config.logFormat === 'pretty' || (config.logFormat === 'auto' && process.stderr.isTTY === true),
+      destination: process.stderr,
+    });
+  // Every secret of the configuration, and the development key once it is made: no log may hold one.
+  const secrets = configuredSecrets(config);
+  // Registered before anything traces, so every span goes to the exporter.
+  const stopTracing = config.tracing ? startTracing() : undefined;
+  const resources = await openHostResources(config, logger, secrets).catch(async (error: unknown) => {
+    await stopTracing?.().catch(() => {});
+    throw error;
+  });
+  let draining = false;
+  const requests = inFlight();
+  const operational = operationalRoutes(config, resources, () => draining);
+  const router = createHostRouter({
+    config,
+    resources,
+    inFlight: requests,
+    operational,
+    logger,
+    secrets,
+    metrics: resources.metrics,
+  });
+  const app = createHostApp({
+    router,
+    operational,
+    track: requests.track,
+    trustProxy: config.trustProxy,
+    requestLog: extras.requestLog === false ? undefined : requestLogger(logger),
+  });
+  let server: Server | undefined;
+  let closing: Promise<{ aborted: number }> | undefined;
+  async function close(deadlineMs: number): Promise<{ aborted: number }> {
+    draining = true;
+    // No new connections; idle keep-alive connections close now, busy ones after their answer.
+    server?.close();
+    server?.closeIdleConnections();
+    const aborted = await requests.drain(deadlineMs, () => server?.closeAllConnections());
+    await resources.close();
+    await stopTracing?.().catch(() => {});
+    return { aborted };
+  }
+  return {
+    app,
+    router,
+    service: resources.service,
+    keys: resources.keys,
+    store: resources.store,
+    config,
+    logger,
+    devKey: resources.devKey,
+    managedKeyCount: resources.managedKeyCount,
+    tools: resources.tools.listTools(),
+    listen: async () => {
+      server = await listen(app, config);
+      const { port } = server.address() as AddressInfo;
+      const host = config.host.includes(':') ? `[${config.host}]` : config.host;
+      return { url: `http://${host}:${port}/api/v1`, server };
+    },
+    close: (options = {}) => {
+      closing ??= close(options.deadlineMs ?? config.shutdownTimeoutMs);
+      return closing;
+    },
+  };
+}
+
+/**
+ * Listens with the slow-client limits (headers, then the whole request, checked every second rather
+ * than Node's default 30 s); Node's own refusals (too large, malformed, too slow) answer with envelopes.
+ */
+async function listen(app: express.Express, config: ServerConfig): Promise<Server> {
+  const server = answerClientErrors(
+    createServer(
+      {
+        headersTimeout: config.headersTimeoutMs,
+        requestTimeout: config.requestTimeoutMs,
+        connectionsCheckingInterval: 1_000,
+        requireHostHeader: false,
+      },
+      app,
+    ),
+  );
+  await new Promise<void>((resolve, reject) => {
+    server.once('listening', resolve);
+    server.once('error', reject);
+    server.listen(config.port, config.host);
+  });
+  return server;
+}
