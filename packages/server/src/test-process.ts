@@ -25,8 +25,9 @@ export function killAll(): void {
 }
 
 /** Spawns `agenthost serve` with only the given environment (plus PATH, PORT=0 and a memory store unless set). */
-export function runServer(env: Record<string, string>, args: string[] = []): ServerProcess {
+export function runServer(env: Record<string, string>, args: string[] = [], cwd?: string): ServerProcess {
   const child = spawn(process.execPath, [BIN, 'serve', ...args], {
+    ...(cwd && { cwd }),
     env: { PATH: process.env.PATH ?? '', PORT: '0', AGENTHOST_STORE: 'memory', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
@@ -40,8 +41,8 @@ export function runServer(env: Record<string, string>, args: string[] = []): Ser
 }
 
 /** Spawns the server and resolves with its URL once it prints that it is listening. */
-export async function startServer(env: Record<string, string>): Promise<StartedServer> {
-  const r = runServer(env);
+export async function startServer(env: Record<string, string>, cwd?: string): Promise<StartedServer> {
+  const r = runServer(env, [], cwd);
   // Generous: a loaded 2-core machine can take a while to start a process that opens a store.
   const deadline = Date.now() + 60_000;
   while (!/listening on (\S+)/.test(r.stdout())) {

@@ -1,0 +1,149 @@
+import type { Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { type FakeOpenAIServer, startFakeOpenAIServer } from '@agenthost/core/test';
+import express from 'express';
+import { afterEach, beforeEach, describe, expect, test } from 'vitest';
+import { type AgentHost, createAgentHost } from './host.js';
+
+const KEY = 'shop-key-0123456789abcdef';
+const ID = /^agt_[A-Za-z0-9_-]{22}$/;
+const TIME = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/;
+let fake: FakeOpenAIServer;
+let release: () => void;
+let host: AgentHost;
+let server: Server;
+let base: string;
+
+/** An existing app with its own body parser and route, the host's router mounted under /api/v1 and /api. */
+async function mountedApp(): Promise<void> {
+  host = await createAgentHost({
+    store: 'memory',
+    apiKeys: [{ account: 'shop', key: KEY }],
+    openaiBaseUrl: fake.baseURL,
+    openaiModels: ['slow-model'],
+    logLevel: 'silent',
+  });
+  const app = express();
+  app.use(express.json());
+  app.post('/orders', (req, res) => {
+    res.json({ ordered: req.body.item });
+  });
+  app.use(['/api/v1', '/api'], host.router);
+  server = app.listen(0, '127.0.0.1');
+  await new Promise((resolve) => server.once('listening', resolve));
+  base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+}
+
+async function call(method: string, path: string, body?: unknown) {
+  const res = await fetch(base + path, {
+    method,
+    headers: { 'x-api-key': KEY, ...(body !== undefined && { 'content-type': 'application/json' }) },
+    ...(body !== undefined && { body: JSON.stringify(body) }),
+  });
+  return { status: res.status, body: (await res.json()) as any };
+}
+
+beforeEach(async () => {
+  // A slow model: each call waits until the test releases it.
+  let gate = new Promise<void>((resolve) => (release = resolve));
+  fake = await startFakeOpenAIServer({
+    reply: async (request) => {
+      await gate;
+      gate = Promise.resolve();
+      return { text: `done: ${request.messages.at(-1)?.content}`, usage: { input: 3, output: 2 } };
+    },
+  });
+  await mountedApp();
+});
+afterEach(async () => {
+  release();
+  await host.close({ deadlineMs: 0 });
+  server.closeAllConnections();
+  await new Promise((resolve) => server.close(resolve));
+  await fake.close();
+});
+
+describe('host.router mounted in an app with its own express.json() and routes', () => {
+  test('serves the app’s route, the API under both prefixes, /readyz, /healthz and /metrics', async () => {
+    expect(await call('POST', '/orders', { item: 'tea' })).toStrictEqual({ status: 200, body: { ordered: 'tea' } });
+    const created = await call('POST', '/api/v1/agents', { name: 'Helper', instruction: 'Help.', model: 'echo' });
+    expect(created).toStrictEqual({
+      status: 200,
+      body: {
+        success: true,
+        data: { agent_id: expect.stringMatching(ID), created_at: expect.stringMatching(TIME) },
+        status: 200,
+      },
+    });
+    const run = await call('POST', `/api/agents/${created.body.data.agent_id}/run`, { input: 'hi' });
+    expect(run).toStrictEqual({
+      status: 200,
+      body: {
+        success: true,
+        data: {
+          output: 'Echo: hi',
+          session_id: run.body.data.session_id,
+          metadata: run.body.data.metadata,
+        },
+        status: 200,
+      },
+    });
+    expect(run.body.data.metadata.model).toBe('echo');
+    expect(await call('GET', '/api/v1/readyz')).toStrictEqual({
+      status: 200,
+      body: { success: true, data: { status: 'ready', checks: { storage: 'ok' } }, status: 200 },
+    });
+    expect(await call('GET', '/api/v1/healthz')).toStrictEqual({
+      status: 200,
+      body: { success: true, data: { status: 'alive' }, status: 200 },
+    });
+    const metrics = await fetch(`${base}/api/v1/metrics`);
+    expect(metrics.status).toBe(200);
+    expect(await metrics.text()).toMatch(
+      /^agenthost_http_requests_total\{method="POST",route="\/api\/agents\/:agentId\/run",status="200"\} 1$/m,
+    );
+  });
+
+  test('host.close() drains a run in flight: readiness fails at once, the run finishes and is answered', async () => {
+    const agentId = (await call('POST', '/api/v1/agents', { name: 'Slow', instruction: 'Wait.', model: 'slow-model' }))
+      .body.data.agent_id;
+    const running = call('POST', `/api/v1/agents/${agentId}/run`, { input: 'slow one', session_id: 's1' });
+    while (fake.requests.length === 0) await new Promise((resolve) => setTimeout(resolve, 10));
+    let closedYet = false;
+    const closed = host.close({ deadlineMs: 10_000 }).finally(() => (closedYet = true));
+    expect(await call('GET', '/api/v1/readyz')).toStrictEqual({
+      status: 503,
+      body: { success: false, error: 'Not ready: shutting down', status: 503 },
+    });
+    expect(closedYet).toBe(false);
+    release();
+    const answer = await running;
+    expect(answer).toStrictEqual({
+      status: 200,
+      body: {
+        success: true,
+        data: {
+          output: 'done: slow one',
+          session_id: 's1',
+          metadata: {
+            model: 'slow-model',
+            tool_used: null,
+            tokens: { prompt: 3, completion: 2, total: 5 },
+            omitted_messages: 0,
+          },
+        },
+        status: 200,
+      },
+    });
+    expect(await closed).toStrictEqual({ aborted: 0 });
+  });
+
+  test('past the deadline, host.close() cuts off the run still going', async () => {
+    const agentId = (await call('POST', '/api/v1/agents', { name: 'Slow', instruction: 'Wait.', model: 'slow-model' }))
+      .body.data.agent_id;
+    const running = call('POST', `/api/v1/agents/${agentId}/run`, { input: 'too slow' }).catch((e: Error) => e.name);
+    while (fake.requests.length === 0) await new Promise((resolve) => setTimeout(resolve, 10));
+    expect(await host.close({ deadlineMs: 100 })).toStrictEqual({ aborted: 1 });
+    expect(await running).toBe('TypeError');
+  });
+});
