@@ -1,6 +1,6 @@
 // Node 22 vs Node 24: throughput and tail latency of the standalone agenthost server.
 //
-// For each Node version this script starts examples/server/dist/main.js on a free loopback
+// For each Node version this script starts the agenthost server (packages/server/dist/bin.js serve) on a free loopback
 // port (offline "echo" model, in-memory store), creates one agent, and load-tests three routes
 // with autocannon (10 connections, a short warm-up, then BENCH_SECONDS of measurement):
 //
@@ -24,7 +24,7 @@ import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import autocannon from 'autocannon';
 
-const SERVER = fileURLToPath(new URL('../examples/server/dist/main.js', import.meta.url));
+const SERVER = fileURLToPath(new URL('../packages/server/dist/bin.js', import.meta.url));
 const API_KEY = 'bench-key-0123456789abcdef';
 const CONNECTIONS = 10;
 const SECONDS = parseSeconds(process.env.BENCH_SECONDS, 5);
@@ -96,7 +96,7 @@ function startServer(bin) {
   env.AGENTHOST_STORE = 'memory';
   // The per-key limit (600 a minute) would throttle a load test of one key.
   env.AGENTHOST_RATE_LIMIT = '0';
-  const child = spawn(bin, [SERVER], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(bin, [SERVER, 'serve'], { env, stdio: ['ignore', 'pipe', 'pipe'] });
   let stdout = '';
   let stderr = '';
   return new Promise((resolve, reject) => {
