@@ -2,6 +2,7 @@ import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { type FakeOpenAIServer, startFakeOpenAIServer } from '@agenthost/core/test';
 import express from 'express';
+import { pino } from 'pino';
 import { afterEach, beforeEach, describe, expect, test } from 'vitest';
 import { type AgentHost, createAgentHost } from './host.js';
 
@@ -146,4 +147,23 @@ describe('host.router mounted in an app with its own express.json() and routes',
     expect(await host.close({ deadlineMs: 100 })).toStrictEqual({ aborted: 1 });
     expect(await running).toBe('TypeError');
   });
+});
+
+test('host.requestLog logs one line per request of a mounting app, through the host’s logger', async () => {
+  const lines: { msg: string; res: { statusCode: number } }[] = [];
+  const logged = await createAgentHost(
+    { store: 'memory', apiKeys: [{ account: 'shop', key: KEY }] },
+    { logger: pino({ level: 'info' }, { write: (line: string) => lines.push(JSON.parse(line)) }) },
+  );
+  try {
+    const app = express().use(logged.requestLog).use('/api/v1', logged.router);
+    const listening = app.listen(0, '127.0.0.1');
+    await new Promise((resolve) => listening.once('listening', resolve));
+    const port = (listening.address() as AddressInfo).port;
+    expect((await fetch(`http://127.0.0.1:${port}/api/v1/healthz`)).status).toBe(200);
+    await new Promise((resolve) => listening.close(resolve));
+    expect(lines.map((line) => [line.msg, line.res.statusCode])).toStrictEqual([['GET /api/v1/healthz 200', 200]]);
+  } finally {
+    await logged.close({ deadlineMs: 0 });
+  }
 });

@@ -21,6 +21,11 @@ export interface AgentHostExtras {
   logger?: Logger;
   /** Whether the standalone app logs one line per request (default true). */
   requestLog?: boolean;
+  /**
+   * With `tracing` on, whether the host registers its OTLP/HTTP tracer provider (default true). An app
+   * that registers its own provider passes `false`: the host's spans then go to the app's provider.
+   */
+  registerTracing?: boolean;
 }
 
 /** A host: the whole agenthost HTTP API, ready to listen on its own or to be mounted. */
@@ -40,6 +45,8 @@ export interface AgentHost {
   /** The validated settings. */
   config: ServerConfig;
   logger: Logger;
+  /** One log line per request (pino-http), as the standalone app logs; for a mounting app to `app.use`. */
+  requestLog: express.RequestHandler;
   /** The development key made because no keys were configured or issued, else `undefined`. */
   devKey: KeyEntry | undefined;
   /** How many issued keys the store held at start. */
@@ -85,7 +92,7 @@ export async function buildHost(config: ServerConfig, extras: AgentHostExtras = 
   // Every secret of the configuration, and the development key once it is made: no log may hold one.
   const secrets = configuredSecrets(config);
   // Registered before anything traces, so every span goes to the exporter.
-  const stopTracing = config.tracing ? startTracing() : undefined;
+  const stopTracing = config.tracing && extras.registerTracing !== false ? startTracing() : undefined;
   const resources = await openHostResources(config, logger, secrets).catch(async (error: unknown) => {
     await stopTracing?.().catch(() => {});
     throw error;
@@ -102,12 +109,13 @@ export async function buildHost(config: ServerConfig, extras: AgentHostExtras = 
     secrets,
     metrics: resources.metrics,
   });
+  const requestLog = requestLogger(logger);
   const app = createHostApp({
     router,
     operational,
     track: requests.track,
     trustProxy: config.trustProxy,
-    requestLog: extras.requestLog === false ? undefined : requestLogger(logger),
+    requestLog: extras.requestLog === false ? undefined : requestLog,
   });
   let server: Server | undefined;
   let closing: Promise<{ aborted: number }> | undefined;
@@ -129,6 +137,7 @@ export async function buildHost(config: ServerConfig, extras: AgentHostExtras = 
     store: resources.store,
     config,
     logger,
+    requestLog,
     devKey: resources.devKey,
     managedKeyCount: resources.managedKeyCount,
     tools: resources.tools.listTools(),
