@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, afterEach, beforeAll, describe, expect, test } from 'vitest';
-import { api, BIN, killAll, runServer, startServer } from './test-process.js';
+import { api, BIN, homeFor, killAll, runServer, startServer } from './test-process.js';
 
 // The built `agenthost` command, run as users run it. Every test has its own home: never the real one.
 const ROOT = fileURLToPath(new URL('../../..', import.meta.url));
@@ -22,7 +22,7 @@ afterAll(() => rm(scratch, { recursive: true, force: true }));
 function agenthost(env: Record<string, string>, cwd: string, ...args: string[]) {
   const r = spawnSync(process.execPath, [BIN, ...args], {
     cwd,
-    env: { PATH: process.env.PATH ?? '', ...env },
+    env: { PATH: process.env.PATH ?? '', ...homeFor(env), ...env },
     encoding: 'utf8',
   });
   return { status: r.status, stdout: r.stdout, stderr: r.stderr };

@@ -8,7 +8,7 @@ import { clearPostgres, clearRedis, DATABASE_URL, REDIS_URL, runNamespace } from
 import { createClient } from '@keyv/redis';
 import pg from 'pg';
 import { afterAll, afterEach, describe, expect, test } from 'vitest';
-import { api, killAll, startServer } from './test-process.js';
+import { api, homeFor, killAll, startServer } from './test-process.js';
 
 const CLI = fileURLToPath(new URL('../dist/bin.js', import.meta.url));
 const dir = await mkdtemp(join(tmpdir(), 'agenthost-keys-'));
@@ -22,7 +22,7 @@ afterAll(async () => {
 
 function cli(env: Record<string, string>, ...args: string[]) {
   const r = spawnSync(process.execPath, [CLI, ...args], {
-    env: { PATH: process.env.PATH ?? '', ...env },
+    env: { PATH: process.env.PATH ?? '', ...homeFor(env), ...env },
     encoding: 'utf8',
   });
   return { status: r.status, stdout: r.stdout, stderr: r.stderr };

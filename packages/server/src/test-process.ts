@@ -1,5 +1,7 @@
 // Test support (not shipped): the built server as a child process, and a JSON client for it.
 import { type ChildProcess, spawn } from 'node:child_process';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 /** The built `agenthost` command. */
@@ -18,17 +20,27 @@ export interface StartedServer extends ServerProcess {
 
 const children: ChildProcess[] = [];
 
+/**
+ * A home for a process that names none: never the real one, even for a test that leaves the store
+ * at its default by mistake.
+ */
+export function homeFor(env: Record<string, string>): Record<string, string> {
+  return env.AGENTHOST_HOME !== undefined || env.HOME !== undefined
+    ? {}
+    : { AGENTHOST_HOME: join(tmpdir(), `agenthost-test-home-${process.pid}`) };
+}
+
 /** Kills every process started through this module (for afterEach). */
 export function killAll(): void {
   for (const child of children.splice(0))
     if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
 }
 
-/** Spawns `agenthost serve` with only the given environment (plus PATH, PORT=0 and a memory store unless set). */
+/** Spawns `agenthost serve` with only the given environment (plus PATH, PORT=0, a memory store and a temporary home unless set). */
 export function runServer(env: Record<string, string>, args: string[] = [], cwd?: string): ServerProcess {
   const child = spawn(process.execPath, [BIN, 'serve', ...args], {
     ...(cwd && { cwd }),
-    env: { PATH: process.env.PATH ?? '', PORT: '0', AGENTHOST_STORE: 'memory', ...env },
+    env: { PATH: process.env.PATH ?? '', PORT: '0', AGENTHOST_STORE: 'memory', ...homeFor(env), ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   children.push(child);
