@@ -102,6 +102,14 @@ describe('settings that are likely mistakes', () => {
       'agenthost: invalid configuration:\n  - HOST: must be an IP address (such as 127.0.0.1, 0.0.0.0 or ::) or a host name\nRun with --help for the list of settings.\n',
     );
   }, 60_000);
+
+  test('a HOST that is no address of this machine stops the server with status 1, naming the variable', async () => {
+    const r = runServer({ HOST: '192.0.2.1' });
+    expect(await r.exited).toBe(1);
+    expect(r.stderr()).toBe(
+      'agenthost: cannot start: HOST=192.0.2.1 is not an address of this machine (EADDRNOTAVAIL); set HOST, e.g. 127.0.0.1 or 0.0.0.0\n',
+    );
+  }, 60_000);
 });
 
 /** The files `file` loads before running (static imports), followed through the relative ones. */
