@@ -183,6 +183,42 @@ describe('createAgent, getAgent, listAgents', () => {
   });
 });
 
+describe('updateAgent', () => {
+  test('changes the given fields; updated_at moves, created_at stays', async () => {
+    const service = makeService();
+    const created = await service.createAgent(ACME, agentInput);
+    clock.advance(1000);
+    const updated = await service.updateAgent(ACME, created.agent_id, { name: ' Renamed ', tool: 'none' });
+    const expected = {
+      ...created,
+      name: 'Renamed',
+      config: { ...created.config, name: 'Renamed' },
+      updated_at: '2026-11-22T10:00:01.000Z',
+    };
+    expect(updated).toStrictEqual(expected);
+    expect(await service.getAgent(ACME, created.agent_id)).toStrictEqual(expected);
+  });
+
+  test('reads the fields themselves, not a nested config: an input of only `config` changes nothing', async () => {
+    const service = makeService();
+    const created = await service.createAgent(ACME, agentInput);
+    const error = await rejection(service.updateAgent(ACME, created.agent_id, { config: { name: 'X' } } as never));
+    expect([error.code, error.details]).toStrictEqual([
+      'invalid_input',
+      { request: { message: 'Give at least one of name, instruction, model, tool, component', path: ['request'] } },
+    ]);
+    expect(await service.getAgent(ACME, created.agent_id)).toStrictEqual(created);
+  });
+
+  test('a model the server does not offer is refused and nothing changes', async () => {
+    const service = makeService();
+    const created = await service.createAgent(ACME, agentInput);
+    const error = await rejection(service.updateAgent(ACME, created.agent_id, { model: 'gpt-9' }));
+    expect(Object.keys(error.details ?? {})).toStrictEqual(['model']);
+    expect(await service.getAgent(ACME, created.agent_id)).toStrictEqual(created);
+  });
+});
+
 describe('runAgent', () => {
   test('a first run sends instruction and input, stores the turn, reports usage', async () => {
     const service = makeService();

@@ -33,14 +33,8 @@ export function newAgentRecord(agentId: string, config: Omit<AgentConfig, 'agent
  * @throws InvalidInputError for a mistyped field, or an input that changes none.
  */
 export function agentChanges(input: UpdateAgentInput): Partial<AgentConfig> {
-  const body = (input ?? {}) as Record<string, unknown>;
-  const { config: nested, ...top } = body;
-  const flat =
-    nested !== null && typeof nested === 'object' && !Array.isArray(nested)
-      ? { ...(nested as Record<string, unknown>), ...top }
-      : body;
   const changes = Object.fromEntries(
-    Object.entries(parseInput(updateAgentInputSchema, flat)).filter(([, v]) => v !== undefined),
+    Object.entries(parseInput(updateAgentInputSchema, input)).filter(([, v]) => v !== undefined),
   ) as Partial<AgentConfig>;
   if (Object.keys(changes).length === 0)
     throw invalidField('request', 'Give at least one of name, instruction, model, tool, component');
