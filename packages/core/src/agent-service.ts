@@ -157,7 +157,7 @@ export class AgentService {
     input: RunAgentInput,
     options: RunOptions = {},
   ): Promise<RunResult> {
-    return runAgent(this.#settings, accountId, agentId, input, options.signal);
+    return runAgent(this.#settings, { accountId, agentId, input, signal: options.signal });
   }
 
   /**
@@ -173,7 +173,7 @@ export class AgentService {
     input: RunAgentInput,
     options: RunOptions = {},
   ): Promise<AsyncIterable<RunEvent>> {
-    return streamAgent(this.#settings, accountId, agentId, input, options.signal);
+    return streamAgent(this.#settings, { accountId, agentId, input, signal: options.signal });
   }
 
   /**

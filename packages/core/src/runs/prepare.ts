@@ -14,6 +14,14 @@ import { invalidField, parseInput } from '../validation.js';
 import { historyBudget, readHistory } from './context-budget.js';
 import { lockSession } from './session-lock.js';
 
+/** What a caller asks of a run: whose, of which agent, on what input; and the caller's signal. */
+export interface RunRequest {
+  accountId: string;
+  agentId: string;
+  input: RunAgentInput;
+  signal: AbortSignal | undefined;
+}
+
 /** A run that is ready for its model call: everything checked, the session locked, the history read. */
 export interface PreparedRun {
   agent: AgentRecord;
@@ -43,10 +51,7 @@ export interface PreparedRun {
  */
 export async function prepareRun(
   settings: ServiceSettings,
-  accountId: string,
-  agentId: string,
-  input: RunAgentInput,
-  signal: AbortSignal | undefined,
+  { accountId, agentId, input, signal }: RunRequest,
 ): Promise<PreparedRun> {
   const agent = await findAgent(settings.store, accountId, agentId);
   const run = parseInput(runAgentInputSchema, input);

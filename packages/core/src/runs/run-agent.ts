@@ -1,10 +1,9 @@
 import { releaseLock } from '../locks/take-lock.js';
 import type { RunResult } from '../records.js';
-import type { RunAgentInput } from '../schemas.js';
 import type { ServiceSettings } from '../service-options.js';
 import { commitRun } from './commit.js';
 import { generateAnswer } from './model-call.js';
-import { prepareRun } from './prepare.js';
+import { prepareRun, type RunRequest } from './prepare.js';
 import { observedModel } from './run-observer.js';
 import { traced } from './telemetry.js';
 
@@ -12,25 +11,14 @@ import { traced } from './telemetry.js';
  * A plain run, in one span: prepare → `generateText` → commit, telling the observer how the model
  * call went, and releasing the session's lock whatever happens.
  */
-export function runAgent(
-  settings: ServiceSettings,
-  accountId: string,
-  agentId: string,
-  input: RunAgentInput,
-  signal: AbortSignal | undefined,
-): Promise<RunResult> {
-  const span = settings.tracer.startRun({ 'agenthost.agent_id': agentId });
-  return traced(span, () => prepareAndRun(settings, accountId, agentId, input, signal));
+export function runAgent(settings: ServiceSettings, request: RunRequest): Promise<RunResult> {
+  const span = settings.tracer.startRun({ 'agenthost.agent_id': request.agentId });
+  return traced(span, () => prepareAndRun(settings, request));
 }
 
-async function prepareAndRun(
-  settings: ServiceSettings,
-  accountId: string,
-  agentId: string,
-  input: RunAgentInput,
-  signal: AbortSignal | undefined,
-): Promise<RunResult> {
-  const run = await prepareRun(settings, accountId, agentId, input, signal);
+async function prepareAndRun(settings: ServiceSettings, request: RunRequest): Promise<RunResult> {
+  const { signal } = request;
+  const run = await prepareRun(settings, request);
   // Set when the model call settles, which comes before anything the observer is told.
   let providerMs = 0;
   try {

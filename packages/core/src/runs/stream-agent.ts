@@ -1,10 +1,9 @@
 import { releaseLock } from '../locks/take-lock.js';
 import type { RunEvent } from '../records.js';
-import type { RunAgentInput } from '../schemas.js';
 import type { ServiceSettings } from '../service-options.js';
 import { commitRun } from './commit.js';
 import { callFailure, callSignal } from './model-call.js';
-import { type PreparedRun, prepareRun } from './prepare.js';
+import { type PreparedRun, prepareRun, type RunRequest } from './prepare.js';
 import { observedModel } from './run-observer.js';
 import { streamAnswer } from './stream-call.js';
 import type { RunSpan } from './telemetry.js';
@@ -14,15 +13,9 @@ import type { RunSpan } from './telemetry.js';
  * `streamText` and the commit as they are read. Closing the iteration early, even before reading
  * it, aborts the model call and releases the session's lock.
  */
-export async function streamAgent(
-  settings: ServiceSettings,
-  accountId: string,
-  agentId: string,
-  input: RunAgentInput,
-  signal: AbortSignal | undefined,
-): Promise<AsyncIterable<RunEvent>> {
-  const run = await prepareRun(settings, accountId, agentId, input, signal);
-  return closable(tracedEvents(settings, run, signal), () => releaseLock(run.lease));
+export async function streamAgent(settings: ServiceSettings, request: RunRequest): Promise<AsyncIterable<RunEvent>> {
+  const run = await prepareRun(settings, request);
+  return closable(tracedEvents(settings, run, request.signal), () => releaseLock(run.lease));
 }
 
 /**
