@@ -109,7 +109,9 @@ describe('createAgent, getAgent, listAgents', () => {
       ['c', '2026-11-22T10:00:02.000Z'],
     ]);
   });
+});
 
+describe('createAgent: input checks', () => {
   test('missing fields: one detail per field, nothing stored', async () => {
     const service = makeService();
     const error = await rejection(service.createAgent(ACME, {} as never));
@@ -283,7 +285,9 @@ describe('runAgent', () => {
       expect(model.doGenerateCalls[before]!.prompt).toHaveLength(2);
     }
   });
+});
 
+describe('runAgent: session ids', () => {
   test('a null session_id starts a new session', async () => {
     const service = makeService();
     const { agent_id } = await service.createAgent(ACME, agentInput);
@@ -320,7 +324,9 @@ describe('runAgent', () => {
     expect([error.code, error.details]).toStrictEqual(['invalid_input', details]);
     expect(model.doGenerateCalls).toHaveLength(0);
   });
+});
 
+describe('runAgent: failures', () => {
   test('a failed model call is a provider_error and leaves the session as it was', async () => {
     const service = makeService();
     const { agent_id } = await service.createAgent(ACME, agentInput);
@@ -376,7 +382,9 @@ describe('runAgent', () => {
     ).rejects.toThrow('client left');
     expect(await store.readMessages({ accountId: ACME, agentId: agent_id, sessionId: 's1' })).toStrictEqual([]);
   });
+});
 
+describe('runAgent: history, tools and models', () => {
   test('historyLimit sends only the newest whole turns', async () => {
     const service = makeService({ historyLimit: 5 });
     const { agent_id } = await service.createAgent(ACME, agentInput);

@@ -52,7 +52,9 @@ describe('mockModels', () => {
       { type: 'done', result: { output: 'You said: hi', session_id: 'session_1', metadata: metadata('m', 3, 3) } },
     ]);
   });
+});
 
+describe('mockModels: sessions, JSON and models of your own', () => {
   test('a session continues: the reply function sees the earlier turns, and the prompts are kept', async () => {
     const models = mockModels({ m: async ({ messages }) => `turn ${(messages.length + 1) / 2}` });
     const { service, agentId } = await setUp(models, 'm');
