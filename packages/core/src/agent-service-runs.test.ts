@@ -59,6 +59,12 @@ describe('run input', () => {
   });
 });
 
+const schema = {
+  type: 'object',
+  properties: { answer: { type: 'string' }, confidence: { type: 'number', minimum: 0.5 } },
+  required: ['answer', 'confidence'],
+};
+
 describe('structured output', () => {
   test('json_mode makes the output a JSON text, stored as such', async () => {
     const svc = service();
@@ -69,12 +75,6 @@ describe('structured output', () => {
       result.output,
     );
   });
-
-  const schema = {
-    type: 'object',
-    properties: { answer: { type: 'string' }, confidence: { type: 'number', minimum: 0.5 } },
-    required: ['answer', 'confidence'],
-  };
 
   test.each([
     ['an object', schema],
@@ -109,7 +109,9 @@ describe('structured output', () => {
     const small = await svc.runAgent(ACME, agent_id, { input: 'x', json_format: { ...huge, minItems: 500 } });
     expect(JSON.parse(small.output)).toStrictEqual(Array.from({ length: 500 }, () => 'x'));
   });
+});
 
+describe('structured output: answers that do not match', () => {
   test('an answer that does not match json_format is a provider_error, and nothing is stored', async () => {
     const model = new MockLanguageModelV4({
       doGenerate: async () => ({
@@ -245,7 +247,9 @@ describe('streamAgent', () => {
     const { agent_id } = await svc.createAgent(ACME, { name: 'A', instruction: 'I', model: 'echo' });
     expect((await rejection(svc.streamAgent(ACME, agent_id, { input: '' }))).code).toBe('invalid_input');
   });
+});
 
+describe('streamAgent: tools and failures', () => {
   test('tool calls and results are reported; a provider error mid-stream throws and stores nothing', async () => {
     const parts = (...p: LanguageModelV4StreamPart[]) => ({ stream: convertArrayToReadableStream(p) });
     let call = 0;
@@ -313,52 +317,52 @@ describe('streamAgent', () => {
   });
 });
 
-describe('streamed steps the provider did not finish', () => {
-  const NO_FINISH = "The provider's stream ended without reporting why it stopped; it was not a complete answer stream";
-  const text = (delta: string): LanguageModelV4StreamPart[] => [
-    { type: 'text-start', id: 't' },
-    { type: 'text-delta', id: 't', delta },
-    { type: 'text-end', id: 't' },
-  ];
-  const finish = (
-    unified: 'stop' | 'other' | 'error',
-    raw: string | undefined,
-    u: LanguageModelV4Usage = usage(5, 1),
-  ): LanguageModelV4StreamPart => ({ type: 'finish', finishReason: { unified, raw }, usage: u });
-  /** What the AI SDK makes of a stream that ended without the provider's finish: no reason, no usage. */
-  const noUsage: LanguageModelV4Usage = {
-    inputTokens: { total: undefined, noCache: undefined, cacheRead: undefined, cacheWrite: undefined },
-    outputTokens: { total: undefined, text: undefined, reasoning: undefined },
-  };
-  const answering = (...answer: LanguageModelV4StreamPart[]) =>
-    new MockLanguageModelV4({ doStream: async () => ({ stream: convertArrayToReadableStream(answer) }) });
-  let added = 0;
-  const calculator = staticTools({
-    calculator: {
-      add: tool({
-        inputSchema: z.object({ a: z.number(), b: z.number() }),
-        execute: async ({ a, b }) => {
-          added++;
-          return a + b;
-        },
-      }),
-    },
-  });
+const NO_FINISH = "The provider's stream ended without reporting why it stopped; it was not a complete answer stream";
+const text = (delta: string): LanguageModelV4StreamPart[] => [
+  { type: 'text-start', id: 't' },
+  { type: 'text-delta', id: 't', delta },
+  { type: 'text-end', id: 't' },
+];
+const finish = (
+  unified: 'stop' | 'other' | 'error',
+  raw: string | undefined,
+  u: LanguageModelV4Usage = usage(5, 1),
+): LanguageModelV4StreamPart => ({ type: 'finish', finishReason: { unified, raw }, usage: u });
+/** What the AI SDK makes of a stream that ended without the provider's finish: no reason, no usage. */
+const noUsage: LanguageModelV4Usage = {
+  inputTokens: { total: undefined, noCache: undefined, cacheRead: undefined, cacheWrite: undefined },
+  outputTokens: { total: undefined, text: undefined, reasoning: undefined },
+};
+const answering = (...answer: LanguageModelV4StreamPart[]) =>
+  new MockLanguageModelV4({ doStream: async () => ({ stream: convertArrayToReadableStream(answer) }) });
+let added = 0;
+const calculator = staticTools({
+  calculator: {
+    add: tool({
+      inputSchema: z.object({ a: z.number(), b: z.number() }),
+      execute: async ({ a, b }) => {
+        added++;
+        return a + b;
+      },
+    }),
+  },
+});
 
-  /** Streams one run of a new agent on `model` in session `s`, collecting its events and the error it ends with. */
-  async function streamRun(model: MockLanguageModelV4, tool: string | null = null) {
-    const svc = service({ models: staticModels({ echo: model }), tools: calculator, runWaitMs: 100 });
-    const { agent_id } = await svc.createAgent(ACME, { name: 'A', instruction: 'I', model: 'echo', tool });
-    const events: RunEvent[] = [];
-    let error: unknown;
-    try {
-      for await (const e of await svc.streamAgent(ACME, agent_id, { input: 'hi', session_id: 's' })) events.push(e);
-    } catch (e) {
-      error = e;
-    }
-    return { svc, agent_id, events, error };
+/** Streams one run of a new agent on `model` in session `s`, collecting its events and the error it ends with. */
+async function streamRun(model: MockLanguageModelV4, tool: string | null = null) {
+  const svc = service({ models: staticModels({ echo: model }), tools: calculator, runWaitMs: 100 });
+  const { agent_id } = await svc.createAgent(ACME, { name: 'A', instruction: 'I', model: 'echo', tool });
+  const events: RunEvent[] = [];
+  let error: unknown;
+  try {
+    for await (const e of await svc.streamAgent(ACME, agent_id, { input: 'hi', session_id: 's' })) events.push(e);
+  } catch (e) {
+    error = e;
   }
+  return { svc, agent_id, events, error };
+}
 
+describe('streamed steps the provider did not finish', () => {
   test.each<[string, LanguageModelV4StreamPart[], string[], string]>([
     ['a stream that stops without a finish', text('partial'), ['partial'], NO_FINISH],
     ['a finish the provider gave neither a reason nor usage for', [finish('other', undefined, noUsage)], [], NO_FINISH],

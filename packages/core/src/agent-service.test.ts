@@ -109,7 +109,9 @@ describe('createAgent, getAgent, listAgents', () => {
       ['c', '2026-11-22T10:00:02.000Z'],
     ]);
   });
+});
 
+describe('createAgent: input checks', () => {
   test('missing fields: one detail per field, nothing stored', async () => {
     const service = makeService();
     const error = await rejection(service.createAgent(ACME, {} as never));
@@ -183,6 +185,42 @@ describe('createAgent, getAgent, listAgents', () => {
   });
 });
 
+describe('updateAgent', () => {
+  test('changes the given fields; updated_at moves, created_at stays', async () => {
+    const service = makeService();
+    const created = await service.createAgent(ACME, agentInput);
+    clock.advance(1000);
+    const updated = await service.updateAgent(ACME, created.agent_id, { name: ' Renamed ', tool: 'none' });
+    const expected = {
+      ...created,
+      name: 'Renamed',
+      config: { ...created.config, name: 'Renamed' },
+      updated_at: '2026-11-22T10:00:01.000Z',
+    };
+    expect(updated).toStrictEqual(expected);
+    expect(await service.getAgent(ACME, created.agent_id)).toStrictEqual(expected);
+  });
+
+  test('reads the fields themselves, not a nested config: an input of only `config` changes nothing', async () => {
+    const service = makeService();
+    const created = await service.createAgent(ACME, agentInput);
+    const error = await rejection(service.updateAgent(ACME, created.agent_id, { config: { name: 'X' } } as never));
+    expect([error.code, error.details]).toStrictEqual([
+      'invalid_input',
+      { request: { message: 'Give at least one of name, instruction, model, tool, component', path: ['request'] } },
+    ]);
+    expect(await service.getAgent(ACME, created.agent_id)).toStrictEqual(created);
+  });
+
+  test('a model the server does not offer is refused and nothing changes', async () => {
+    const service = makeService();
+    const created = await service.createAgent(ACME, agentInput);
+    const error = await rejection(service.updateAgent(ACME, created.agent_id, { model: 'gpt-9' }));
+    expect(Object.keys(error.details ?? {})).toStrictEqual(['model']);
+    expect(await service.getAgent(ACME, created.agent_id)).toStrictEqual(created);
+  });
+});
+
 describe('runAgent', () => {
   test('a first run sends instruction and input, stores the turn, reports usage', async () => {
     const service = makeService();
@@ -247,7 +285,9 @@ describe('runAgent', () => {
       expect(model.doGenerateCalls[before]!.prompt).toHaveLength(2);
     }
   });
+});
 
+describe('runAgent: session ids', () => {
   test('a null session_id starts a new session', async () => {
     const service = makeService();
     const { agent_id } = await service.createAgent(ACME, agentInput);
@@ -284,7 +324,9 @@ describe('runAgent', () => {
     expect([error.code, error.details]).toStrictEqual(['invalid_input', details]);
     expect(model.doGenerateCalls).toHaveLength(0);
   });
+});
 
+describe('runAgent: failures', () => {
   test('a failed model call is a provider_error and leaves the session as it was', async () => {
     const service = makeService();
     const { agent_id } = await service.createAgent(ACME, agentInput);
@@ -340,7 +382,9 @@ describe('runAgent', () => {
     ).rejects.toThrow('client left');
     expect(await store.readMessages({ accountId: ACME, agentId: agent_id, sessionId: 's1' })).toStrictEqual([]);
   });
+});
 
+describe('runAgent: history, tools and models', () => {
   test('historyLimit sends only the newest whole turns', async () => {
     const service = makeService({ historyLimit: 5 });
     const { agent_id } = await service.createAgent(ACME, agentInput);

@@ -89,7 +89,9 @@ describe('providerFailure: the summary a log may show', () => {
       message: 'Internal Server Error',
     });
   });
+});
 
+describe('providerFailure: retries, answers and connections', () => {
   test('after retries: the last attempt, and a rate limit keeps its Retry-After', () => {
     const limited = apiCallError({
       statusCode: 429,
@@ -153,7 +155,9 @@ describe('providerFailure: the summary a log may show', () => {
       message: 'Cannot connect to API: other side closed (UND_ERR_SOCKET)',
     });
   });
+});
 
+describe("providerFailure: errors that are no provider's answer", () => {
   test('a timeout and an error that is no API call: a short, redacted message', () => {
     const timeout = providerFailure(new DOMException('The operation was aborted due to timeout', 'TimeoutError'), {
       timedOut: true,

@@ -43,7 +43,9 @@ describe('redactSecrets: examples', () => {
   ])('keeps ordinary text: %s', (text) => {
     expect(redactSecrets(text)).toBe(text);
   });
+});
 
+describe('redactSecrets: known secrets and limits', () => {
   test('redacts known secrets, as given and percent- or JSON-encoded, however they look', () => {
     const secrets = ['key-runs-0123456789abcdef', 'p@ss word!x', 'quo"te\\d'];
     const text = 'keys key-runs-0123456789abcdef, p@ss word!x, p%40ss%20word!x and {"k":"quo\\"te\\\\d"}';
@@ -158,7 +160,9 @@ describe('redactSecrets: properties', () => {
       }),
     );
   });
+});
 
+describe('redactSecrets: properties of what is kept', () => {
   test('long runs of letters and digits never survive', () => {
     const run = alnum(20, 80).filter((s) => /[A-Za-z]/.test(s) && /\d/.test(s));
     fc.assert(

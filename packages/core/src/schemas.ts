@@ -74,38 +74,48 @@ export const updateAgentInputSchema = z.object({
     .optional(),
 });
 
-/** What a caller passes to `updateAgent`; a body with a `config` object is read from it too (as `PUT` clients send). */
-export type UpdateAgentInput = z.input<typeof updateAgentInputSchema> & {
-  config?: z.input<typeof updateAgentInputSchema>;
-};
+/** What a caller passes to `updateAgent`. */
+export type UpdateAgentInput = z.input<typeof updateAgentInputSchema>;
+
+/**
+ * The fields of a run input, before the rules that join them: an object schema a transport can
+ * `.extend()` with fields of its own (the HTTP adapter's `stream`) and read with {@link runInput}.
+ */
+export const runAgentFieldsSchema = z.object({
+  input: text('input', MAX_INPUT_LENGTH).optional(),
+  input_data: text('input_data', MAX_INPUT_LENGTH).optional(),
+  session_id: z
+    .string({ error: 'session_id must be a string' })
+    .regex(SESSION_ID_PATTERN, 'session_id must be 1 to 128 characters of letters, digits, ".", "_", ":" or "-"')
+    .nullish(),
+  json_mode: z.boolean({ error: 'json_mode must be true or false' }).nullish(),
+  json_format: z
+    .union([z.record(z.string(), z.unknown()), z.string()], {
+      error: 'json_format must be a JSON Schema object or its JSON text',
+    })
+    .nullish(),
+});
+
+/**
+ * A run input schema over `fields` (the run's fields, maybe with a transport's own): `input` is
+ * required, and `input_data` is read as `input` when `input` is not given.
+ */
+export function runInput<T extends z.ZodType<z.output<typeof runAgentFieldsSchema>>>(fields: T) {
+  return fields
+    .superRefine((value, ctx) => {
+      if (value.input === undefined && value.input_data === undefined)
+        ctx.addIssue({ code: 'custom', message: 'input is required', path: ['input'] });
+    })
+    .transform(({ input, input_data, ...rest }) => ({ ...rest, input: (input ?? input_data)! }));
+}
 
 /**
  * Input of `runAgent` and `streamAgent`. `input_data` is accepted as an alias of `input` (older
  * clients send it). A missing or `null` `session_id` starts a new conversation. `json_mode` asks for
  * a JSON answer; `json_format` (a JSON Schema, as an object or as its JSON text) also constrains it.
- * `stream` is read by transports (the HTTP adapter answers with server-sent events) and ignored here.
+ * Unknown fields are dropped.
  */
-export const runAgentInputSchema = z
-  .object({
-    input: text('input', MAX_INPUT_LENGTH).optional(),
-    input_data: text('input_data', MAX_INPUT_LENGTH).optional(),
-    session_id: z
-      .string({ error: 'session_id must be a string' })
-      .regex(SESSION_ID_PATTERN, 'session_id must be 1 to 128 characters of letters, digits, ".", "_", ":" or "-"')
-      .nullish(),
-    json_mode: z.boolean({ error: 'json_mode must be true or false' }).nullish(),
-    json_format: z
-      .union([z.record(z.string(), z.unknown()), z.string()], {
-        error: 'json_format must be a JSON Schema object or its JSON text',
-      })
-      .nullish(),
-    stream: z.boolean({ error: 'stream must be true or false' }).nullish(),
-  })
-  .superRefine((value, ctx) => {
-    if (value.input === undefined && value.input_data === undefined)
-      ctx.addIssue({ code: 'custom', message: 'input is required', path: ['input'] });
-  })
-  .transform(({ input, input_data, ...rest }) => ({ ...rest, input: (input ?? input_data)! }));
+export const runAgentInputSchema = runInput(runAgentFieldsSchema);
 
 /** What a caller passes to `runAgent`. */
 export type RunAgentInput = z.input<typeof runAgentInputSchema>;

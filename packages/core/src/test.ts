@@ -1,7 +1,7 @@
 /**
- * Test doubles for code that uses agenthost: loopback fakes of the model providers' APIs (OpenAI and
- * OpenAI-compatible, Anthropic Messages, Gemini), a settable clock and readable ids. Import from
- * `@agenthost/core/test`.
+ * Test doubles for code that uses agenthost: mock models that answer without a network, loopback
+ * fakes of the model providers' APIs (OpenAI and OpenAI-compatible, Anthropic Messages, Gemini), a
+ * settable clock and readable ids. Import from `@agenthost/core/test`.
  */
 
 export {
@@ -37,6 +37,13 @@ export {
   type FakeReply,
   type FakeToolCall,
 } from './testing/fake-provider-server.js';
+export {
+  type MockModelProvider,
+  type MockPrompt,
+  type MockReply,
+  mockModels,
+  readMockPrompt,
+} from './testing/mock-models.js';
 export { pollWhile } from './testing/poll-while.js';
 export { agentHostError } from './testing/rejection.js';
 export { sequentialIds, type TestClock, testClock } from './testing/test-clock.js';

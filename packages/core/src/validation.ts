@@ -22,3 +22,8 @@ export function parseInput<S extends z.ZodType>(schema: S, input: unknown): z.ou
   if (!result.success) throw new InvalidInputError({ details: fieldIssues(result.error), cause: result.error });
   return result.data;
 }
+
+/** An {@link InvalidInputError} about one field, as `parseInput` would report it. */
+export function invalidField(name: string, message: string): InvalidInputError {
+  return new InvalidInputError({ details: { [name]: { message, path: [name] } } });
+}

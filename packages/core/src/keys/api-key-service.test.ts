@@ -55,7 +55,9 @@ describe('ApiKeyService', () => {
       new TypeError('ApiKeyService: options.secret must be a string of at least 32 characters'),
     );
   });
+});
 
+describe('ApiKeyService: keys stored under a bare digest', () => {
   test('a key stored under its bare digest still authenticates, and its first use moves it to the keyed hash', async () => {
     const store = new MemoryStore();
     await store.createKey(legacyRecord());

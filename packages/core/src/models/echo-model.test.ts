@@ -51,7 +51,9 @@ describe('EchoLanguageModel', () => {
       'length',
     ]);
   });
+});
 
+describe('EchoLanguageModel: structured output', () => {
   const structured = (schema: object, prompt: string, maxOutputTokens?: number) =>
     generateText({
       model,

@@ -7,8 +7,8 @@ import type {
   LanguageModelV4StreamResult,
   LanguageModelV4Usage,
 } from '@ai-sdk/provider';
-import { runContext } from '../run-context.js';
 import { DEFAULT_MAX_OUTPUT_TOKENS } from '../run-limits.js';
+import { runContext } from '../runs/run-context.js';
 import { ANSWER_CHARS_PER_TOKEN } from '../structured-output/json-format.js';
 import { type SchemaSandbox, sharedSchemaSandbox } from '../structured-output/schema-sandbox.js';
 import { echoJson } from './echo-json.js';

@@ -52,38 +52,44 @@ const cases: Case[] = [
   },
 ];
 
+/** A fake of the provider's API and a service over the model built for it, for one test. */
+async function serve(provider: Case) {
+  const fake = await provider.start();
+  const store = new MemoryStore();
+  const service = new AgentService({
+    store,
+    models: staticModels({ [provider.model]: provider.build(fake.baseURL) }),
+    generateId: sequentialIds(),
+    maxRetries: 0,
+  });
+  return { fake, store, service };
+}
+type Served = Awaited<ReturnType<typeof serve>>;
+
+const stored = async (store: MemoryStore, agentId: string, sessionId: string) =>
+  (await store.readMessages({ accountId: 'acme', agentId, sessionId })).map((m) => [m.role, m.content]);
+
+/** What the fake received, as the tests compare it. */
+const what = (provider: Case) => (r: FakeProviderRequest) => ({
+  path: r.path,
+  model: r.model,
+  stream: r.stream,
+  key: r.headers[provider.key[0]],
+  messages: r.messages,
+  completed: r.completed,
+});
+
 describe.each(cases)('a model built with $name, run in-process', (provider) => {
-  let fake: FakeProviderServer;
-  let store: MemoryStore;
-  let service: AgentService;
-
+  let t: Served;
   beforeEach(async () => {
-    fake = await provider.start();
-    store = new MemoryStore();
-    service = new AgentService({
-      store,
-      models: staticModels({ [provider.model]: provider.build(fake.baseURL) }),
-      generateId: sequentialIds(),
-      maxRetries: 0,
-    });
+    t = await serve(provider);
   });
-  afterEach(() => fake.close());
-
-  const stored = async (agentId: string, sessionId: string) =>
-    (await store.readMessages({ accountId: 'acme', agentId, sessionId })).map((m) => [m.role, m.content]);
-  const what = (r: FakeProviderRequest) => ({
-    path: r.path,
-    model: r.model,
-    stream: r.stream,
-    key: r.headers[provider.key[0]],
-    messages: r.messages,
-    completed: r.completed,
-  });
+  afterEach(() => t.fake.close());
 
   test('two runs in one session: the provider gets the instruction, the first turn and the input; output and tokens come back', async () => {
-    const { agent_id } = await service.createAgent('acme', { name: 'Terse', instruction, model: provider.model });
-    const first = await service.runAgent('acme', agent_id, { input: 'What is agenthost?' });
-    const second = await service.runAgent('acme', agent_id, {
+    const { agent_id } = await t.service.createAgent('acme', { name: 'Terse', instruction, model: provider.model });
+    const first = await t.service.runAgent('acme', agent_id, { input: 'What is agenthost?' });
+    const second = await t.service.runAgent('acme', agent_id, {
       input: 'And how do I run it?',
       session_id: first.session_id,
     });
@@ -111,7 +117,7 @@ describe.each(cases)('a model built with $name, run in-process', (provider) => {
         },
       },
     ]);
-    expect(fake.requests.map(what)).toStrictEqual([
+    expect(t.fake.requests.map(what(provider))).toStrictEqual([
       {
         path: provider.path.plain,
         model: provider.model,
@@ -137,19 +143,27 @@ describe.each(cases)('a model built with $name, run in-process', (provider) => {
         completed: true,
       },
     ]);
-    expect(await stored(agent_id, 'session_1')).toStrictEqual([
+    expect(await stored(t.store, agent_id, 'session_1')).toStrictEqual([
       ['user', 'What is agenthost?'],
       ['assistant', 'Reply to: What is agenthost?'],
       ['user', 'And how do I run it?'],
       ['assistant', 'Reply to: And how do I run it?'],
     ]);
   });
+});
+
+describe.each(cases)('a model built with $name, streamed', (provider) => {
+  let t: Served;
+  beforeEach(async () => {
+    t = await serve(provider);
+  });
+  afterEach(() => t.fake.close());
 
   test('a streamed run arrives in deltas, reports the tokens the provider counted, and is stored whole', async () => {
-    fake.reply(() => ({ text: 'one two three', chunks: ['one ', 'two ', 'three'], usage: { input: 7, output: 3 } }));
-    const { agent_id } = await service.createAgent('acme', { name: 'Terse', instruction, model: provider.model });
+    t.fake.reply(() => ({ text: 'one two three', chunks: ['one ', 'two ', 'three'], usage: { input: 7, output: 3 } }));
+    const { agent_id } = await t.service.createAgent('acme', { name: 'Terse', instruction, model: provider.model });
     const events: RunEvent[] = [];
-    for await (const event of await service.streamAgent('acme', agent_id, { input: 'count', session_id: 's' }))
+    for await (const event of await t.service.streamAgent('acme', agent_id, { input: 'count', session_id: 's' }))
       events.push(event);
 
     expect(events).toStrictEqual([
@@ -170,7 +184,7 @@ describe.each(cases)('a model built with $name, run in-process', (provider) => {
         },
       },
     ]);
-    expect(fake.requests.map(what)).toStrictEqual([
+    expect(t.fake.requests.map(what(provider))).toStrictEqual([
       {
         path: provider.path.stream,
         model: provider.model,
@@ -183,11 +197,19 @@ describe.each(cases)('a model built with $name, run in-process', (provider) => {
         completed: true,
       },
     ]);
-    expect(await stored(agent_id, 's')).toStrictEqual([
+    expect(await stored(t.store, agent_id, 's')).toStrictEqual([
       ['user', 'count'],
       ['assistant', 'one two three'],
     ]);
   });
+});
+
+describe.each(cases)('a model built with $name, a stream that fails', (provider) => {
+  let t: Served;
+  beforeEach(async () => {
+    t = await serve(provider);
+  });
+  afterEach(() => t.fake.close());
 
   test.each<[string, FakeReply]>([
     [
@@ -196,11 +218,11 @@ describe.each(cases)('a model built with $name, run in-process', (provider) => {
     ],
     ['a reset connection', { reset: true }],
   ])('%s is a provider_error after the text so far; nothing is stored', async (_, reply) => {
-    fake.reply(() => reply);
-    const { agent_id } = await service.createAgent('acme', { name: 'Terse', instruction, model: provider.model });
+    t.fake.reply(() => reply);
+    const { agent_id } = await t.service.createAgent('acme', { name: 'Terse', instruction, model: provider.model });
     const events: RunEvent[] = [];
     const error = await (async () => {
-      for await (const event of await service.streamAgent('acme', agent_id, { input: 'count', session_id: 's' }))
+      for await (const event of await t.service.streamAgent('acme', agent_id, { input: 'count', session_id: 's' }))
         events.push(event);
     })().catch((e: unknown) => e);
 
@@ -216,7 +238,7 @@ describe.each(cases)('a model built with $name, run in-process', (provider) => {
           ]
         : [],
     );
-    expect(await stored(agent_id, 's')).toStrictEqual([]);
+    expect(await stored(t.store, agent_id, 's')).toStrictEqual([]);
   });
 });
 

@@ -77,7 +77,9 @@ describe('modelRegistry', () => {
       ),
     ).toStrictEqual(Array(6).fill(undefined));
   });
+});
 
+describe('modelRegistry: listings and what it knows', () => {
   test('lists the offered names, the catalog’s where none are given; endpoints that take any name as provider/*', () => {
     const models = registry();
     const anthropic = catalogModels('anthropic').map((id) => `anthropic/${id}`);

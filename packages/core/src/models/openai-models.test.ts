@@ -28,14 +28,19 @@ beforeEach(async () => {
 });
 afterEach(() => fake.close());
 
-describe.each([
+const APIS = [
   { api: 'responses' as const, path: '/v1/responses', system: 'system' },
   { api: 'chat' as const, path: '/v1/chat/completions', system: 'system' },
-])('the real @ai-sdk/openai provider over the $api API', ({ api, path, system }) => {
-  function service(maxRetries = 0) {
-    const models = openAIModels({ apiKey: 'sk-test-123', baseURL: fake.baseURL, api, models: ['gpt-4o-mini'] });
-    return new AgentService({ store, models, generateId: sequentialIds(), maxRetries });
-  }
+];
+
+/** A service over the fake, through the real provider package on `api`. */
+function serviceOver(api: 'responses' | 'chat', maxRetries = 0) {
+  const models = openAIModels({ apiKey: 'sk-test-123', baseURL: fake.baseURL, api, models: ['gpt-4o-mini'] });
+  return new AgentService({ store, models, generateId: sequentialIds(), maxRetries });
+}
+
+describe.each(APIS)('the real @ai-sdk/openai provider over the $api API', ({ api, path, system }) => {
+  const service = (maxRetries = 0) => serviceOver(api, maxRetries);
 
   test('sends the instruction, the earlier turns in order and the input; parses output and usage', async () => {
     const svc = service();
@@ -93,6 +98,10 @@ describe.each([
       { role: 'assistant', content: 'Reply to: And how do I run it?' },
     ]);
   });
+});
+
+describe.each(APIS)('provider failures over the $api API', ({ api }) => {
+  const service = (maxRetries = 0) => serviceOver(api, maxRetries);
 
   test('a provider 500 is retried by the AI SDK, then a provider_error; the session is unchanged', async () => {
     const svc = service(1);

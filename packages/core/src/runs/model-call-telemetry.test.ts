@@ -1,8 +1,8 @@
 import { MemoryStore } from '@agenthost/storage';
 import { registerTelemetry } from 'ai';
 import { afterAll, describe, expect, test } from 'vitest';
-import { AgentService } from './agent-service.js';
-import { echoModels } from './models/static-models.js';
+import { AgentService } from '../agent-service.js';
+import { echoModels } from '../models/static-models.js';
 
 // An app may register AI SDK telemetry for its own calls; the SDK then records every call of the
 // process, inputs and outputs included, unless a call says otherwise.

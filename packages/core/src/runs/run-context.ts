@@ -1,5 +1,5 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
-import type { SchemaSandbox } from './structured-output/schema-sandbox.js';
+import type { SchemaSandbox } from '../structured-output/schema-sandbox.js';
 
 /** What code called during a run (a model of agenthost's own) may know of the run. */
 export interface RunContext {

@@ -1,0 +1,67 @@
+import type { ModelMessage, ToolSet } from 'ai';
+import { DEFAULT_CONTEXT_WINDOW, estimateTokens, fitHistory } from '../context-window.js';
+import type { AgentStore, SessionRef } from '../ports/agent-store.js';
+import type { ModelInfo } from '../ports/model-provider.js';
+import type { AgentRecord } from '../records.js';
+import type { ServiceSettings } from '../service-options.js';
+import { invalidField } from '../validation.js';
+
+/** Tokens set aside for the definitions of an agent's tools, per tool. */
+const TOKENS_PER_TOOL = 500;
+
+/** What a run's context budget is made of. */
+export interface BudgetRequest {
+  agent: AgentRecord;
+  info: ModelInfo;
+  input: string;
+  tools: ToolSet | undefined;
+}
+
+/**
+ * How many tokens of history a run may send: the model's context window (configured, else its
+ * provider's, else the default) less the answer's tokens, the instruction, the input and the tools.
+ * @throws InvalidInputError when those alone do not fit the window.
+ */
+export function historyBudget(
+  settings: Pick<ServiceSettings, 'contextWindows' | 'maxOutputTokens'>,
+  { agent, info, input, tools }: BudgetRequest,
+): number {
+  const model = agent.config.model;
+  const window = settings.contextWindows[model] ?? info.context_window ?? DEFAULT_CONTEXT_WINDOW;
+  const reserved =
+    settings.maxOutputTokens +
+    estimateTokens(agent.config.instruction) +
+    estimateTokens(input) +
+    Object.keys(tools ?? {}).length * TOKENS_PER_TOOL;
+  if (reserved > window) {
+    throw invalidField(
+      'input',
+      `input is too long for the context window of ${model} (${window} tokens, ${settings.maxOutputTokens} kept for the answer)`,
+    );
+  }
+  return window - reserved;
+}
+
+/** The history a run sends, and how many earlier messages of the session it leaves out. */
+export interface RunHistory {
+  messages: ModelMessage[];
+  omitted: number;
+}
+
+/**
+ * The newest whole turns of a session that fit `budget` tokens, out of its newest `limit` messages
+ * (`limit` is even, so the oldest read is a user message).
+ */
+export async function readHistory(
+  store: AgentStore,
+  session: SessionRef,
+  limit: number,
+  budget: number,
+): Promise<RunHistory> {
+  const history = await store.readMessages(session, { last: limit });
+  // Only a full window can have left older messages unread; then the session says how many there are.
+  const total =
+    history.length === limit ? ((await store.getSession(session))?.message_count ?? history.length) : history.length;
+  const { sent } = fitHistory(history, budget);
+  return { messages: sent.map(({ role, content }) => ({ role, content })), omitted: total - sent.length };
+}

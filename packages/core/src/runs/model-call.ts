@@ -1,0 +1,99 @@
+import { generateText, isStepCount } from 'ai';
+import { AgentHostError } from '../errors/agenthost-error.js';
+import { StorageUnavailableError } from '../errors/storage-unavailable-error.js';
+import type { Lease } from '../ports/lock-provider.js';
+import { providerFailure } from '../provider-failures.js';
+import type { ServiceSettings } from '../service-options.js';
+import type { PreparedRun } from './prepare.js';
+import { withRunContext } from './run-context.js';
+
+/** What a model call answered: the text (or JSON text) to store, whether a tool ran, the tokens. */
+export interface ModelAnswer {
+  output: string;
+  calledTool: boolean;
+  usage: { inputTokens: number | undefined; outputTokens: number | undefined };
+}
+
+/** The AI SDK settings of a run's model call, plain or streamed. */
+export function callSettings(settings: ServiceSettings, run: PreparedRun) {
+  return {
+    model: run.model,
+    instructions: run.agent.config.instruction,
+    messages: run.messages,
+    ...(run.tools && { tools: run.tools, stopWhen: isStepCount(settings.maxToolSteps) }),
+    ...(run.output && { output: run.output }),
+    maxOutputTokens: settings.maxOutputTokens,
+    maxRetries: settings.maxRetries,
+    telemetry: settings.modelCallTelemetry,
+  };
+}
+
+/** Stops a model call at the provider timeout, on the caller's abort, or when the session's lease is lost. */
+export function callSignal(
+  timeout: AbortSignal,
+  signal: AbortSignal | undefined,
+  lease: Lease | undefined,
+): AbortSignal {
+  return AbortSignal.any([timeout, ...(signal ? [signal] : []), ...(lease ? [lease.signal] : [])]);
+}
+
+/** Runs `work` as a model call of `run`: code it calls (a model of agenthost's own) sees the run's context. */
+export function inRunContext<T>(settings: ServiceSettings, run: PreparedRun, work: () => T): T {
+  return withRunContext({ accountId: run.session.accountId, sandbox: settings.sandbox }, work);
+}
+
+/**
+ * The plain model call of a run (`generateText`).
+ * @throws what {@link callFailure} makes of a failure.
+ */
+export async function generateAnswer(
+  settings: ServiceSettings,
+  run: PreparedRun,
+  signal: AbortSignal | undefined,
+): Promise<ModelAnswer> {
+  const timeout = AbortSignal.timeout(settings.providerTimeoutMs);
+  let result: Awaited<ReturnType<typeof generateText>>;
+  try {
+    const call = () =>
+      generateText({ ...callSettings(settings, run), abortSignal: callSignal(timeout, signal, run.lease) });
+    result = await inRunContext(settings, run, call);
+  } catch (error) {
+    throw callFailure(error, timeout, signal, run);
+  }
+  return {
+    output: run.output ? JSON.stringify(result.output) : result.text,
+    calledTool: result.steps.some((step) => step.toolCalls.length > 0),
+    usage: result.usage,
+  };
+}
+
+/** What a failed model call becomes: the caller's abort, a lost lease, or a provider failure. */
+export function callFailure(
+  error: unknown,
+  timeout: AbortSignal,
+  signal: AbortSignal | undefined,
+  run: PreparedRun,
+): unknown {
+  // Ours, possibly wrapped by the AI SDK (a sandbox refusal while checking the answer, say).
+  const own = ownError(error);
+  if (own) return own;
+  if (signal?.aborted) return signal.reason ?? error;
+  if (run.lease?.signal.aborted)
+    return new StorageUnavailableError({
+      message: 'Lost the session lock during the run; nothing was stored',
+      cause: error,
+    });
+  return providerFailure(error, { timedOut: timeout.aborted, provider: run.model.provider });
+}
+
+/** The first agenthost error in an error's chain of causes, if any. */
+function ownError(error: unknown): AgentHostError | undefined {
+  for (
+    let e = error, depth = 0;
+    e !== null && typeof e === 'object' && depth < 8;
+    e = (e as { cause?: unknown }).cause, depth++
+  ) {
+    if (AgentHostError.isInstance(e)) return e;
+  }
+  return undefined;
+}

@@ -1,0 +1,92 @@
+import { releaseLock } from '../locks/take-lock.js';
+import type { RunEvent } from '../records.js';
+import type { ServiceSettings } from '../service-options.js';
+import { commitRun } from './commit.js';
+import { callFailure, callSignal } from './model-call.js';
+import { type PreparedRun, prepareRun, type RunRequest } from './prepare.js';
+import { observedModel } from './run-observer.js';
+import { streamAnswer } from './stream-call.js';
+import type { RunSpan } from './telemetry.js';
+
+/**
+ * A streamed run: prepares it (failures throw here), then returns its events, which drive
+ * `streamText` and the commit as they are read. Closing the iteration early, even before reading
+ * it, aborts the model call and releases the session's lock.
+ */
+export async function streamAgent(settings: ServiceSettings, request: RunRequest): Promise<AsyncIterable<RunEvent>> {
+  const run = await prepareRun(settings, request);
+  return closable(tracedEvents(settings, run, request.signal), () => releaseLock(run.lease));
+}
+
+/**
+ * `events`, with `return()` before the first `next()` calling `release`: a generator's own `finally`
+ * never runs if it was never started.
+ */
+function closable(events: AsyncGenerator<RunEvent>, release: () => Promise<void>): AsyncIterable<RunEvent> {
+  let started = false;
+  const iterator: AsyncIterableIterator<RunEvent> = {
+    next: () => {
+      started = true;
+      return events.next();
+    },
+    return: async (value?: unknown) => {
+      if (!started) {
+        started = true;
+        await release();
+      }
+      return events.return(value as never);
+    },
+    [Symbol.asyncIterator]: () => iterator,
+  };
+  return iterator;
+}
+
+/** The run's events in its own span, started when the events are first read. */
+async function* tracedEvents(
+  settings: ServiceSettings,
+  run: PreparedRun,
+  signal: AbortSignal | undefined,
+): AsyncGenerator<RunEvent> {
+  const span = settings.tracer.startRun({ 'agenthost.agent_id': run.agent.agent_id, 'agenthost.stream': true });
+  try {
+    for await (const event of runEvents(settings, run, signal, span)) {
+      if (event.type === 'done') span.succeed(event.result);
+      yield event;
+    }
+  } catch (error) {
+    span.fail(error);
+    throw error;
+  } finally {
+    span.end();
+  }
+}
+
+/** The model call's events, then `done` once the turn is stored; the lock is released at the end or on close. */
+async function* runEvents(
+  settings: ServiceSettings,
+  run: PreparedRun,
+  signal: AbortSignal | undefined,
+  span: RunSpan,
+): AsyncGenerator<RunEvent> {
+  const stopped = new AbortController();
+  const timeout = AbortSignal.timeout(settings.providerTimeoutMs);
+  const started = performance.now();
+  try {
+    const abortSignal = AbortSignal.any([stopped.signal, callSignal(timeout, signal, run.lease)]);
+    const answers = streamAnswer(settings, run, abortSignal, { signal, span });
+    try {
+      const answer = yield* answers;
+      const providerMs = performance.now() - started;
+      const result = await commitRun(settings, run, answer, signal);
+      settings.observer.succeeded(observedModel(run), result.metadata.tokens, providerMs);
+      yield { type: 'done', result };
+    } catch (error) {
+      const failed = callFailure(error, timeout, signal, run);
+      settings.observer.failed(observedModel(run), failed, performance.now() - started);
+      throw failed;
+    }
+  } finally {
+    stopped.abort(new Error('The stream was closed before the run finished'));
+    await releaseLock(run.lease);
+  }
+}

@@ -1,0 +1,34 @@
+import { describe, expect, test } from 'vitest';
+import { z } from 'zod';
+import { runAgentFieldsSchema, runAgentInputSchema, runInput, updateAgentInputSchema } from './schemas.js';
+
+describe('run input', () => {
+  test('takes only the run’s own fields: a transport’s `stream`, and anything else, is dropped', () => {
+    expect(runAgentInputSchema.parse({ input_data: 'hi', session_id: 's', stream: 'yes', extra: 1 })).toStrictEqual({
+      session_id: 's',
+      input: 'hi',
+    });
+  });
+
+  test('a transport extends the fields with its own and keeps the run’s rules', () => {
+    const http = runInput(
+      runAgentFieldsSchema.extend({ stream: z.boolean({ error: 'stream must be true or false' }) }),
+    );
+    const parsed: { input: string; stream: boolean } = http.parse({ input_data: 'hi', stream: true });
+    expect(parsed).toStrictEqual({ stream: true, input: 'hi' });
+    expect(http.safeParse({ stream: 'yes' }).error?.issues.map((i) => [i.path, i.message])).toStrictEqual([
+      [['stream'], 'stream must be true or false'],
+    ]);
+    expect(http.safeParse({ stream: false }).error?.issues.map((i) => [i.path, i.message])).toStrictEqual([
+      [['input'], 'input is required'],
+    ]);
+  });
+});
+
+describe('update input', () => {
+  test('reads the fields themselves, never a nested `config` (a PUT body is unwrapped by the transport)', () => {
+    expect(updateAgentInputSchema.parse({ config: { name: 'Nested' }, instruction: 'Top' })).toStrictEqual({
+      instruction: 'Top',
+    });
+  });
+});
