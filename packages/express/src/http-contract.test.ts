@@ -1,12 +1,11 @@
 // The HTTP contract (docs/http-api.md) as a client sees it: the router listening on a real port,
 // mounted under both prefixes, two accounts, the echo model, and nothing but HTTP requests.
 import type { AddressInfo } from 'node:net';
-import { AgentService, combineModels, echoModels, staticModels, type ToolProvider } from '@agenthost/core';
-import { sequentialIds, testClock } from '@agenthost/core/test';
+import { AgentService, combineModels, echoModels, openAIModels, type ToolProvider } from '@agenthost/core';
+import { sequentialIds, startFakeOpenAIServer, testClock } from '@agenthost/core/test';
 import { MemoryStore } from '@agenthost/storage';
-import { MockLanguageModelV4 } from 'ai/test';
 import express from 'express';
-import { afterEach, beforeEach, describe, expect, test, vi } from 'vitest';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, test, vi } from 'vitest';
 import { staticKeys } from './auth.js';
 import { createAgentRouter } from './router.js';
 
@@ -35,6 +34,7 @@ interface Call {
 let store: MemoryStore;
 let base: string;
 let close: () => Promise<void>;
+let provider: Awaited<ReturnType<typeof providerModels>>;
 
 /** Serves a fresh host (store, service, router) on a free port of 127.0.0.1. */
 async function serve(service: AgentService): Promise<void> {
@@ -54,20 +54,13 @@ async function serve(service: AgentService): Promise<void> {
   close = () => new Promise((resolve) => server.close(() => resolve()));
 }
 
-/** A model that fails, and one that never answers, beside the echo model. */
-function models() {
-  const failing = new MockLanguageModelV4({
-    doGenerate: async () => {
-      throw new Error('socket hang up');
-    },
+/** Beside the echo model, two models of a loopback OpenAI-compatible provider: one that hangs up, one that never answers. */
+async function providerModels() {
+  const fake = await startFakeOpenAIServer({
+    reply: (request) => (request.model === 'failing' ? { reset: true } : { hang: true }),
   });
-  const hanging = new MockLanguageModelV4({
-    doGenerate: (options) =>
-      new Promise((_, reject) =>
-        options.abortSignal?.addEventListener('abort', () => reject(options.abortSignal?.reason)),
-      ),
-  });
-  return combineModels(echoModels(), staticModels({ failing, hanging }));
+  const provider = openAIModels({ apiKey: 'test', baseURL: fake.baseURL, models: ['failing', 'hanging'] });
+  return { models: combineModels(echoModels(), provider), close: () => fake.close() };
 }
 
 /** Two tool integrations the model is never asked to call; agents may name them. */
@@ -76,11 +69,17 @@ const tools: ToolProvider = {
   tools: (name) => (['calculator', 'datetime'].includes(name) ? {} : undefined),
 };
 
+beforeAll(async () => {
+  provider = await providerModels();
+});
+
+afterAll(() => provider.close());
+
 beforeEach(async () => {
   store = new MemoryStore();
   const service = new AgentService({
     store,
-    models: models(),
+    models: provider.models,
     tools,
     now: testClock(NOW),
     generateId: sequentialIds(),
