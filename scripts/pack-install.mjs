@@ -2,8 +2,9 @@
 // Installs the published packages as a user would get them: builds them, packs each (`pnpm pack`,
 // which turns `workspace:` ranges into versions), installs the tarballs with npm into a new project
 // in a temporary folder (third-party packages come from the npm registry), loads every export as
-// ESM and as CommonJS, and runs the README's in-process and mounted snippets, read from README.md
-// (the code fence after each `<!-- snippet: name -->` comment), on the echo model.
+// ESM and as CommonJS, runs the README's in-process and mounted snippets, read from README.md (the
+// code fence after each `<!-- snippet: name -->` comment), on the echo model, type-checks them, and
+// runs each command a package installs with --help.
 //
 //   node scripts/pack-install.mjs         (needs pnpm and npm on the PATH; KEEP=1 keeps the folder)
 //
@@ -62,6 +63,14 @@ function peers(packages) {
   return ranges;
 }
 
+/** The type-checker and types the README's TypeScript needs, at the repository's own versions. */
+function typeTools() {
+  const { devDependencies } = JSON.parse(readFileSync(join(repository, 'package.json'), 'utf8'));
+  return Object.fromEntries(
+    ['typescript', '@types/node', '@types/express'].map((name) => [name, devDependencies[name]]),
+  );
+}
+
 /** A new npm project in `folder` that depends on the tarballs (and on them alone for @agenthost/*). */
 function install(folder, packages, tarballs) {
   const local = Object.fromEntries(packages.map(({ name }, i) => [name, `file:${tarballs[i]}`]));
@@ -70,6 +79,7 @@ function install(folder, packages, tarballs) {
     private: true,
     type: 'module',
     dependencies: { ...peers(packages), ...local },
+    devDependencies: typeTools(),
     overrides: local,
   };
   writeFileSync(join(folder, 'package.json'), `${JSON.stringify(manifest, null, 2)}\n`);
@@ -104,19 +114,19 @@ const placeholders = (value) =>
 const MOUNTED_EPILOGUE = `
 const server = app.listen(0, '127.0.0.1');
 await new Promise((resolve) => server.once('listening', resolve));
-const base = 'http://127.0.0.1:' + server.address().port;
-async function call(method, path, key, body) {
+const base = 'http://127.0.0.1:' + (server.address() as import('node:net').AddressInfo).port;
+async function call(method: string, path: string, key: string, body?: object) {
   const headers = { 'x-api-key': key, ...(body ? { 'content-type': 'application/json' } : {}) };
   const res = await fetch(base + path, { method, headers, body: body && JSON.stringify(body) });
   return { status: res.status, body: await res.json() };
 }
-const key = process.env.ACME_API_KEY;
+const key = process.env.ACME_API_KEY ?? '';
 const created = await call('POST', '/api/v1/agents', key, { name: 'Mounted', instruction: 'Be brief.', model: 'echo' });
 const ran = await call('POST', '/api/agents/' + created.body.data.agent_id + '/run', key, { input: 'Hi' });
 const listed = await call('GET', '/api/v1/agents', key);
 const refused = await call('GET', '/api/v1/agents', 'not-the-key-0123456789');
 server.close();
-console.log(JSON.stringify({ created, ran, listed: listed.body.data.map((a) => a.name), refused }));
+console.log(JSON.stringify({ created, ran, listed: listed.body.data.map((a: { name: string }) => a.name), refused }));
 `;
 
 /** An envelope of success around `data`. */
@@ -159,6 +169,33 @@ function checkExports(folder, packages) {
   return paths;
 }
 
+/** Type-checks the programs run above (the README's snippets in them) against the installed packages' types. */
+function checkTypes(folder) {
+  const compilerOptions = {
+    strict: true,
+    noEmit: true,
+    skipLibCheck: true,
+    target: 'ES2022',
+    module: 'NodeNext',
+    moduleResolution: 'NodeNext',
+    types: ['node'],
+  };
+  writeFileSync(join(folder, 'tsconfig.json'), JSON.stringify({ compilerOptions, include: ['*.ts'] }));
+  run(process.execPath, ['node_modules/typescript/bin/tsc', '-p', '.'], { cwd: folder });
+}
+
+/** Runs every command a package installs (its `bin`) with `--help`; returns their names. */
+function checkBins(folder, packages) {
+  const names = packages.flatMap(({ name, manifest }) =>
+    typeof manifest.bin === 'string' ? [name.replace(/^@[^/]+\//, '')] : Object.keys(manifest.bin ?? {}),
+  );
+  for (const name of names) {
+    const help = run(join(folder, 'node_modules/.bin', name), ['--help'], { cwd: folder, timeout: 30_000 });
+    assert.ok(help.trim().length > 0, `${name} --help printed nothing`);
+  }
+  return names;
+}
+
 function main() {
   const packages = publishedPackages();
   const readme = readFileSync(join(repository, 'README.md'), 'utf8');
@@ -177,6 +214,10 @@ function main() {
     log("ran README.md's in-process snippet");
     checkMounted(folder, inProcess, mounted);
     log("ran README.md's mounted snippet and called its app over HTTP");
+    checkTypes(folder);
+    log("type-checked both snippets against the packages' types");
+    const bins = checkBins(folder, packages);
+    log(bins.length ? `ran ${bins.map((b) => `${b} --help`).join(', ')}` : 'no package installs a command');
   } finally {
     if (process.env.KEEP) log(`kept ${folder}`);
     else rmSync(folder, { recursive: true, force: true });
