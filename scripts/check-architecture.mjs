@@ -36,10 +36,21 @@ function sourceOf(dir, built) {
   return relative(root, source);
 }
 
-const entries = publishedPackages(root).flatMap(({ dir, manifest }) =>
-  builtEntries(manifest).map((built) => sourceOf(dir, built)),
-);
-if (entries.length === 0) throw new Error(`no published package under ${root}/packages`);
+/** The sources to start from; exits with a message when a package's entry point has none. */
+function entryPoints() {
+  try {
+    const entries = publishedPackages(root).flatMap(({ dir, manifest }) =>
+      builtEntries(manifest).map((built) => sourceOf(dir, built)),
+    );
+    if (entries.length === 0) throw new Error(`no published package under ${root}/packages`);
+    return entries;
+  } catch (error) {
+    console.error(`architecture: ${error.message}`);
+    process.exit(1);
+  }
+}
+
+const entries = entryPoints();
 console.log(`architecture: ${entries.length} entry points: ${entries.join(' ')}`);
 
 const cruiser = join(repository, 'node_modules/dependency-cruiser/bin/dependency-cruiser.mjs');
