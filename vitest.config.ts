@@ -2,7 +2,7 @@ import { fileURLToPath } from 'node:url';
 import { defineConfig } from 'vitest/config';
 
 const src = (path: string) => fileURLToPath(new URL(path, import.meta.url));
-const TESTS = ['packages/*/src/**/*.test.ts', 'examples/*/src/**/*.test.ts'];
+const TESTS = ['packages/*/src/**/*.test.ts', 'examples/*/src/**/*.test.ts', 'scripts/**/*.test.ts'];
 /** Tests that measure the server's responsiveness run alone, after the others, so no other test's load counts against it. */
 const ISOLATED = ['packages/*/src/**/*.isolated.test.ts', 'examples/*/src/**/*.isolated.test.ts'];
 
