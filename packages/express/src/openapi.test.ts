@@ -276,7 +276,7 @@ describe('checkResponse', () => {
       'GET',
       '/api/v1/agents/a/run',
       405,
-      { success: false, error: 'x', status: 405 },
+      { success: false, error: 'x', code: 'method_not_allowed', status: 405 },
       { ...headers, allow: 'GET, POST' },
       /Allow is "GET, POST" but the document lists POST/,
     ],
@@ -285,7 +285,7 @@ describe('checkResponse', () => {
       'GET',
       '/api/v1/agents/a/run',
       404,
-      { success: false, error: 'x', status: 404 },
+      { success: false, error: 'x', code: 'not_found', status: 404 },
       headers,
       /may only answer/,
     ],
@@ -294,7 +294,7 @@ describe('checkResponse', () => {
       'GET',
       '/api/v1/nowhere',
       405,
-      { success: false, error: 'x', status: 405 },
+      { success: false, error: 'x', code: 'method_not_allowed', status: 405 },
       { ...headers, allow: 'GET' },
       /an unknown path may only answer/,
     ],
@@ -547,7 +547,7 @@ describe('every response matches the document', () => {
     );
     expect(failed.at(-1)).toStrictEqual({
       event: 'error',
-      data: { success: false, error: 'The model provider failed to answer', status: 502 },
+      data: { success: false, error: 'The model provider failed to answer', code: 'provider_error', status: 502 },
     });
   });
 
@@ -708,6 +708,7 @@ describe('every response matches the document', () => {
     expect((await conform(api().get('/agents'))).body).toStrictEqual({
       success: false,
       error: 'Internal server error',
+      code: 'internal',
       status: 500,
     });
     vi.spyOn(service, 'getAgent').mockRejectedValueOnce(
