@@ -14,6 +14,7 @@ export default defineConfig({
       { find: /^@agenthost\/core$/, replacement: src('./packages/core/src/index.ts') },
       { find: /^@agenthost\/storage\/test$/, replacement: src('./packages/storage/src/test.ts') },
       { find: /^@agenthost\/storage$/, replacement: src('./packages/storage/src/index.ts') },
+      { find: /^@agenthost\/express\/test$/, replacement: src('./packages/express/src/test.ts') },
       { find: /^@agenthost\/express$/, replacement: src('./packages/express/src/index.ts') },
       { find: /^@agenthost\/tools$/, replacement: src('./packages/tools/src/index.ts') },
     ],

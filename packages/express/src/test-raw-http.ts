@@ -1,4 +1,4 @@
-// Test support, shipped as `@agenthost/express/test`: raw HTTP over a socket, for requests no HTTP client would send.
+// Raw HTTP over a socket, for requests no HTTP client would send; shipped as `@agenthost/express/test`.
 import { connect } from 'node:net';
 import { codeForStatus, type HttpErrorCode } from './error-codes.js';
 
