@@ -77,6 +77,18 @@ const limit = (defaultValue: number, description = `Page size, 1 to 100 (default
   schema: { type: 'integer', minimum: 1, maximum: 100, default: defaultValue },
 });
 
+/** PATCH and PUT of an agent: the same operation under two methods. */
+const CHANGE_AGENT = {
+  path: '/agents/{agentId}',
+  scope: 'agents:write',
+  handler: 'updateAgent',
+  request: updateAgentBodySchema,
+  response: agentResponseSchema,
+  statuses: guarded(404, 409),
+  tag: 'Agents',
+  answers: 'The changed agent.',
+} as const;
+
 /** Every operation of the HTTP API (docs/http-api.md), in the order the document lists them. */
 export const ROUTES: readonly RouteDefinition[] = Object.freeze<RouteDefinition[]>([
   {
@@ -140,34 +152,20 @@ export const ROUTES: readonly RouteDefinition[] = Object.freeze<RouteDefinition[
     answers: 'The agent.',
   },
   {
+    ...CHANGE_AGENT,
     method: 'patch',
-    path: '/agents/{agentId}',
     operationId: 'updateAgent',
-    scope: 'agents:write',
-    handler: 'updateAgent',
-    request: updateAgentBodySchema,
-    response: agentResponseSchema,
-    statuses: guarded(404, 409),
-    tag: 'Agents',
     summary: 'Change an agent',
     description:
       'Changes the fields given; the others keep their value. Concurrent changes of one agent take turns, so none is lost. `updated_at` moves, `created_at` stays.',
-    answers: 'The changed agent.',
   },
   {
+    ...CHANGE_AGENT,
     method: 'put',
-    path: '/agents/{agentId}',
     operationId: 'putAgent',
-    scope: 'agents:write',
-    handler: 'updateAgent',
-    request: updateAgentBodySchema,
-    response: agentResponseSchema,
-    statuses: guarded(404, 409),
-    tag: 'Agents',
     summary: 'Change an agent (PUT)',
     description:
       'The same as PATCH: fields not given keep their value. Clients that send a whole record may send the fields inside `config`.',
-    answers: 'The changed agent.',
   },
   {
     method: 'delete',
