@@ -22,6 +22,10 @@ export interface ErrorEnvelope {
 
 /** What a request log may say about an answer, as its handler knows it; never sent to the client. */
 export interface RequestLog {
+  /** The agent the request created, read, changed or ran. */
+  agent_id?: string;
+  /** For a run: the session it was stored in. */
+  session_id?: string;
   /** For a run: its model, tool and token usage. */
   run?: { model: string; tool_used: string | null; tokens: { prompt: number; completion: number; total: number } };
   /** For a run: its input and output, which a log shows only when told to (`logContent`). */

@@ -27,11 +27,17 @@ export interface SseFrame {
   log?: RequestLog;
 }
 
-/** What a request log may say about a run: its model, tool and tokens, and its input and output. */
-function runLog(body: unknown, result: RunResult): RequestLog {
+/** What a request log may say about a run: its agent, session, model, tool and tokens, and its input and output. */
+function runLog(agentId: string, body: unknown, result: RunResult): RequestLog {
   const { input, input_data } = (body ?? {}) as { input?: unknown; input_data?: unknown };
   const { model, tool_used, tokens } = result.metadata;
-  return { run: { model, tool_used, tokens }, input: String(input ?? input_data ?? ''), output: result.output };
+  return {
+    agent_id: agentId,
+    session_id: result.session_id,
+    run: { model, tool_used, tokens },
+    input: String(input ?? input_data ?? ''),
+    output: result.output,
+  };
 }
 
 function queryInt(query: Record<string, unknown>, name: string): number | undefined {
@@ -57,7 +63,10 @@ export function createHandlers(service: AgentService) {
   return {
     createAgent: async ({ accountId, body }) => {
       const agent = await service.createAgent(accountId, body as never);
-      return success({ agent_id: agent.agent_id, created_at: agent.created_at });
+      return {
+        ...success({ agent_id: agent.agent_id, created_at: agent.created_at }),
+        log: { agent_id: agent.agent_id },
+      };
     },
     listAgents: async ({ accountId, query, baseUrl }) => {
       // Called as the contract shows (no paging parameter), the list is every agent, oldest first.
@@ -95,7 +104,7 @@ export function createHandlers(service: AgentService) {
       const agentId = params.agentId ?? '';
       const input = (await runInput(service, accountId, agentId, body)) as RunAgentInput;
       const result = await service.runAgent(accountId, agentId, input, signal ? { signal } : {});
-      return { ...success(result), log: runLog(body, result) };
+      return { ...success(result), log: runLog(agentId, body, result) };
     },
     listSessions: async ({ accountId, params, query }) =>
       success(await service.listSessions(accountId, params.agentId ?? '', page(query))),
@@ -126,7 +135,7 @@ export async function streamRun(
       for await (const event of events) {
         const { type, ...data } = event;
         yield type === 'done'
-          ? { event: type, data: event.result, log: runLog(body, event.result) }
+          ? { event: type, data: event.result, log: runLog(agentId, body, event.result) }
           : { event: type, data };
       }
     } catch (error) {
