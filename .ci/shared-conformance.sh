@@ -12,7 +12,7 @@ if [ ! -f "$check" ]; then
 fi
 
 # The standalone server as built by `pnpm build`.
-server=(node examples/server/dist/main.js)
+server=(node packages/server/dist/bin.js serve)
 [ -f "${server[1]}" ] || { echo "${server[1]} is missing: build first (pnpm build)" >&2; exit 1; }
 
 key() { node -e 'process.stdout.write(require("node:crypto").randomBytes(24).toString("hex"))'; }

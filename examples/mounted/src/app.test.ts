@@ -26,6 +26,11 @@ test('malformed JSON sent to the API gets an envelope, not the app’s HTML erro
     .send('{"name":');
   expect([res.status, res.body]).toStrictEqual([
     400,
-    { success: false, error: 'Malformed JSON in request body: send one JSON object', status: 400 },
+    {
+      success: false,
+      error: 'Malformed JSON in request body: send one JSON object',
+      code: 'invalid_json',
+      status: 400,
+    },
   ]);
 });

@@ -2,7 +2,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import { afterEach, expect, test } from 'vitest';
 import { answerClientErrors } from './answer-client-errors.js';
-import { envelopeResponse, exchange, parseResponse } from './test-raw-http.js';
+import { envelopeResponse, exchange, parseResponse } from './test.js';
 
 let server: Server | undefined;
 afterEach(() => {

@@ -1,6 +1,7 @@
 import { type IncomingMessage, maxHeaderSize, type Server, type ServerResponse, STATUS_CODES } from 'node:http';
 import type { Duplex } from 'node:stream';
-import { failure, serialize } from './envelope.js';
+import { refusal, serialize } from './envelope.js';
+import type { HttpErrorCode } from './error-codes.js';
 
 const JSON_TYPE = 'application/json; charset=utf-8';
 
@@ -26,32 +27,39 @@ function mayAnswer(error: NodeJS.ErrnoException, socket: HttpSocket): boolean {
   return !current || current.complete;
 }
 
-/** The status and message for an error of Node's HTTP parser or its slow-client timers. */
-function refusal(server: Server, code: string | undefined): { status: number; message: string } {
+/** The error code and message for an error of Node's HTTP parser or its slow-client timers. */
+function nodeRefusal(server: Server, code: string | undefined): { code: HttpErrorCode; message: string } {
   switch (code) {
     case 'HPE_HEADER_OVERFLOW': {
       // 0 or unset means the process-wide default (`--max-http-header-size`).
       const limit = (server as { maxHeaderSize?: number }).maxHeaderSize || maxHeaderSize;
-      return { status: 431, message: `Request line and headers are larger than the limit of ${limit} bytes` };
+      return {
+        code: 'headers_too_large',
+        message: `Request line and headers are larger than the limit of ${limit} bytes`,
+      };
     }
     case 'HPE_CHUNK_EXTENSIONS_OVERFLOW':
-      return { status: 413, message: 'Chunk extensions in the request body are too large' };
+      return { code: 'payload_too_large', message: 'Chunk extensions in the request body are too large' };
     case 'ERR_HTTP_REQUEST_TIMEOUT': {
       const limits = [
         server.headersTimeout && `headers are allowed ${server.headersTimeout} ms`,
         server.requestTimeout && `the whole request ${server.requestTimeout} ms`,
       ];
-      return { status: 408, message: `The request did not arrive in time: ${limits.filter(Boolean).join(', ')}` };
+      return {
+        code: 'request_timeout',
+        message: `The request did not arrive in time: ${limits.filter(Boolean).join(', ')}`,
+      };
     }
     default:
       // The parser's own reason ("Parse Error: ...") stays on the server: it names internals.
-      return { status: 400, message: 'Malformed HTTP request' };
+      return { code: 'malformed_request', message: 'Malformed HTTP request' };
   }
 }
 
 /** A whole HTTP/1.1 response that closes the connection, with an error envelope as its body. */
-function rawEnvelope(status: number, message: string): string {
-  const body = serialize(failure(status, message).body, false);
+function rawEnvelope(code: HttpErrorCode, message: string): string {
+  const { status, body: envelope } = refusal(code, message);
+  const body = serialize(envelope, false);
   return (
     `HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\n` +
     `Content-Type: ${JSON_TYPE}\r\nContent-Length: ${Buffer.byteLength(body)}\r\nCache-Control: no-store\r\nConnection: close\r\n\r\n` +
@@ -67,15 +75,18 @@ function rawEnvelope(status: number, message: string): string {
  */
 function answerClientError(this: Server, error: NodeJS.ErrnoException, socket: HttpSocket): void {
   if (mayAnswer(error, socket)) {
-    const { status, message } = refusal(this, error.code);
-    socket.write(rawEnvelope(status, message));
+    const { code, message } = nodeRefusal(this, error.code);
+    socket.write(rawEnvelope(code, message));
   }
   socket.destroy();
 }
 
 /** The `checkExpectation` listener: Node would answer a bare 417 to any `Expect` but 100-continue. */
 function answerExpectation(_req: IncomingMessage, res: ServerResponse): void {
-  const body = serialize(failure(417, 'Expectation failed: only "Expect: 100-continue" is supported').body, false);
+  const body = serialize(
+    refusal('expectation_failed', 'Expectation failed: only "Expect: 100-continue" is supported').body,
+    false,
+  );
   // The request body, if the client sends one anyway, is never read: the connection closes after this.
   res
     .writeHead(417, {

@@ -86,7 +86,7 @@ describe('discovery', () => {
     const refused = await request(server).get('/api/v1/tools').set('x-api-key', READ_ONLY);
     expect([refused.status, refused.body]).toStrictEqual([
       403,
-      { success: false, error: 'This API key lacks the agents:read scope', status: 403 },
+      { success: false, error: 'This API key lacks the agents:read scope', code: 'forbidden', status: 403 },
     ]);
     const post = await request(server).post('/api/v1/models').set('x-api-key', KEY);
     expect([post.status, post.headers.allow]).toStrictEqual([405, 'GET, HEAD']);

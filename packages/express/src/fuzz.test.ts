@@ -6,6 +6,7 @@ import fc from 'fast-check';
 import inject from 'light-my-request';
 import { describe, expect, test } from 'vitest';
 import { staticKeys } from './auth.js';
+import { type HttpErrorCode, STATUS_BY_CODE } from './error-codes.js';
 import { openApiDocument } from './openapi.js';
 import { checkHttpResponse } from './openapi-conformance.js';
 import { createAgentRouter } from './router.js';
@@ -783,7 +784,8 @@ function checkEnvelope(body: unknown, status: number, bad: (m: string) => never)
   } else if (b.success === false) {
     if (status < 400) bad('an error envelope with a status under 400');
     if (typeof b.error !== 'string' || b.error.length === 0) bad('an error envelope without an error message');
-    const extra = Object.keys(b).filter((k) => !['success', 'error', 'details', 'status'].includes(k));
+    if (STATUS_BY_CODE[b.code as HttpErrorCode] !== status) bad(`code ${String(b.code)} does not stand for ${status}`);
+    const extra = Object.keys(b).filter((k) => !['success', 'error', 'code', 'details', 'status'].includes(k));
     if (extra.length > 0) bad(`an error envelope with ${extra.join(', ')}`);
     if ('details' in b) {
       const details = b.details;

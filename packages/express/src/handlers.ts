@@ -1,5 +1,6 @@
-import type { AgentService, RunEvent } from '@agenthost/core';
-import { type ApiResponse, success } from './envelope.js';
+import type { AgentService, RunAgentInput, RunEvent, RunResult, UpdateAgentInput } from '@agenthost/core';
+import { type ApiResponse, type RequestLog, success } from './envelope.js';
+import { runInput, updateInput } from './http-bodies.js';
 import { errorResponse } from './http-errors.js';
 
 /** A request as the handlers see it: already authenticated and parsed, with no framework in it. */
@@ -22,6 +23,21 @@ export type ApiHandler = (request: ApiRequest) => Promise<ApiResponse>;
 export interface SseFrame {
   event: RunEvent['type'] | 'error';
   data: unknown;
+  /** On `done`: what the request log needs of the run; not sent. */
+  log?: RequestLog;
+}
+
+/** What a request log may say about a run: its agent, session, model, tool and tokens, and its input and output. */
+function runLog(agentId: string, body: unknown, result: RunResult): RequestLog {
+  const { input, input_data } = (body ?? {}) as { input?: unknown; input_data?: unknown };
+  const { model, tool_used, tokens } = result.metadata;
+  return {
+    agent_id: agentId,
+    session_id: result.session_id,
+    run: { model, tool_used, tokens },
+    input: String(input ?? input_data ?? ''),
+    output: result.output,
+  };
 }
 
 function queryInt(query: Record<string, unknown>, name: string): number | undefined {
@@ -47,7 +63,10 @@ export function createHandlers(service: AgentService) {
   return {
     createAgent: async ({ accountId, body }) => {
       const agent = await service.createAgent(accountId, body as never);
-      return success({ agent_id: agent.agent_id, created_at: agent.created_at });
+      return {
+        ...success({ agent_id: agent.agent_id, created_at: agent.created_at }),
+        log: { agent_id: agent.agent_id },
+      };
     },
     listAgents: async ({ accountId, query, baseUrl }) => {
       // Called as the contract shows (no paging parameter), the list is every agent, oldest first.
@@ -73,7 +92,7 @@ export function createHandlers(service: AgentService) {
       return response;
     },
     updateAgent: async ({ accountId, params, body }) =>
-      success(await service.updateAgent(accountId, params.agentId ?? '', body as never)),
+      success(await service.updateAgent(accountId, params.agentId ?? '', updateInput(body) as UpdateAgentInput)),
     deleteAgent: async ({ accountId, params }) => {
       await service.deleteAgent(accountId, params.agentId ?? '');
       return success({ agent_id: params.agentId, deleted: true });
@@ -81,8 +100,12 @@ export function createHandlers(service: AgentService) {
     getAgent: async ({ accountId, params }) => success(await service.getAgent(accountId, params.agentId ?? '')),
     listModels: async () => success(service.describeModels()),
     listTools: async () => success(service.describeTools()),
-    runAgent: async ({ accountId, params, body, signal }) =>
-      success(await service.runAgent(accountId, params.agentId ?? '', body as never, signal ? { signal } : {})),
+    runAgent: async ({ accountId, params, body, signal }) => {
+      const agentId = params.agentId ?? '';
+      const input = (await runInput(service, accountId, agentId, body)) as RunAgentInput;
+      const result = await service.runAgent(accountId, agentId, input, signal ? { signal } : {});
+      return { ...success(result), log: runLog(agentId, body, result) };
+    },
     listSessions: async ({ accountId, params, query }) =>
       success(await service.listSessions(accountId, params.agentId ?? '', page(query))),
     getSession: async ({ accountId, params, query }) =>
@@ -104,12 +127,16 @@ export async function streamRun(
   { accountId, params, body, signal }: ApiRequest,
   options: { bodyLimit: string | number; onServerError: (error: unknown, status: number) => void },
 ): Promise<AsyncIterable<SseFrame>> {
-  const events = await service.streamAgent(accountId, params.agentId ?? '', body as never, signal ? { signal } : {});
+  const agentId = params.agentId ?? '';
+  const input = (await runInput(service, accountId, agentId, body)) as RunAgentInput;
+  const events = await service.streamAgent(accountId, agentId, input, signal ? { signal } : {});
   return (async function* frames(): AsyncGenerator<SseFrame> {
     try {
       for await (const event of events) {
         const { type, ...data } = event;
-        yield { event: type, data: type === 'done' ? event.result : data };
+        yield type === 'done'
+          ? { event: type, data: event.result, log: runLog(agentId, body, event.result) }
+          : { event: type, data };
       }
     } catch (error) {
       if (signal?.aborted) return;

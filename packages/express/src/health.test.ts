@@ -35,13 +35,14 @@ describe('health', () => {
     expect([down.status, down.headers['retry-after'], down.body]).toStrictEqual([
       503,
       '5',
-      { success: false, error: 'Not ready: storage unavailable', status: 503 },
+      { success: false, error: 'Not ready: storage unavailable', code: 'not_ready', status: 503 },
     ]);
     storageUp = true;
     draining = true;
     expect((await request(app).get('/readyz')).body).toStrictEqual({
       success: false,
       error: 'Not ready: shutting down',
+      code: 'not_ready',
       status: 503,
     });
     expect((await request(app).get('/healthz')).status).toBe(200);

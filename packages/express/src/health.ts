@@ -1,5 +1,5 @@
 import { Router } from 'express';
-import { type ApiResponse, failure, serialize, success } from './envelope.js';
+import { type ApiResponse, refusal, serialize, success } from './envelope.js';
 
 /** Options of {@link createHealthRouter}. */
 export interface HealthOptions {
@@ -29,7 +29,7 @@ export function createHealthRouter(options: HealthOptions = {}): Router {
   });
   router.get('/readyz', async function agentHostReadyz(_req, res) {
     if (options.draining?.())
-      return send(res, failure(503, 'Not ready: shutting down', undefined, { 'Retry-After': '5' }));
+      return send(res, refusal('not_ready', 'Not ready: shutting down', undefined, { 'Retry-After': '5' }));
     const results = await Promise.all(
       Object.entries(options.checks ?? {}).map(async ([name, check]) => {
         let timer: NodeJS.Timeout | undefined;
@@ -48,7 +48,10 @@ export function createHealthRouter(options: HealthOptions = {}): Router {
     );
     const failed = results.filter(([, state]) => state !== 'ok').map(([name]) => name);
     if (failed.length)
-      return send(res, failure(503, `Not ready: ${failed.join(', ')} unavailable`, undefined, { 'Retry-After': '5' }));
+      return send(
+        res,
+        refusal('not_ready', `Not ready: ${failed.join(', ')} unavailable`, undefined, { 'Retry-After': '5' }),
+      );
     send(res, success({ status: 'ready', checks: Object.fromEntries(results) }));
   });
   return router;

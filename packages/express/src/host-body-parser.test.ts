@@ -53,13 +53,21 @@ describe('mounted behind the host’s own express.json()', () => {
   });
 
   test.each([
-    ['malformed JSON with a wrong key', 'wrong-key-0123456789', '{"name": "x",}', 401, 'Invalid API key provided'],
+    [
+      'malformed JSON with a wrong key',
+      'wrong-key-0123456789',
+      '{"name": "x",}',
+      401,
+      'Invalid API key provided',
+      'unauthenticated',
+    ],
     [
       'malformed JSON without a key',
       undefined,
       '{"name": "x",}',
       401,
       'Missing API key: send it in the x-api-key header',
+      'unauthenticated',
     ],
     [
       'malformed JSON with a valid key',
@@ -67,6 +75,7 @@ describe('mounted behind the host’s own express.json()', () => {
       '{"name": "x",}',
       400,
       'Malformed JSON in request body: send one JSON object',
+      'invalid_json',
     ],
     [
       'a body over the host’s 100 kb limit',
@@ -74,14 +83,15 @@ describe('mounted behind the host’s own express.json()', () => {
       JSON.stringify({ ...agent, instruction: 'x'.repeat(150_000) }),
       413,
       'Request body is larger than the limit of 100KB',
+      'payload_too_large',
     ],
-  ])('%s answers an envelope, never the host’s HTML error page', async (_, key, body, status, error) => {
+  ])('%s answers an envelope, never the host’s HTML error page', async (_, key, body, status, error, code) => {
     const { app, store } = hostApp();
     const res = await post(app, key, body);
     expect([res.status, res.headers['content-type'], res.body]).toStrictEqual([
       status,
       JSON_TYPE,
-      { success: false, error, status },
+      { success: false, error, code, status },
     ]);
     expect(res.text).not.toMatch(/<|at .*\(/);
     expect(res.headers['x-request-id']).toMatch(/^[\w-]{36}$/);
@@ -93,7 +103,7 @@ describe('mounted behind the host’s own express.json()', () => {
     const big = await post(app, KEY, JSON.stringify({ ...agent, instruction: 'x'.repeat(5_000) }));
     expect([big.status, big.body]).toStrictEqual([
       413,
-      { success: false, error: 'Request body is larger than the limit of 1kb', status: 413 },
+      { success: false, error: 'Request body is larger than the limit of 1kb', code: 'payload_too_large', status: 413 },
     ]);
     const deep = await post(
       app,
@@ -102,7 +112,7 @@ describe('mounted behind the host’s own express.json()', () => {
     );
     expect([deep.status, deep.body]).toStrictEqual([
       400,
-      { success: false, error: 'The JSON body is nested more than 64 levels deep', status: 400 },
+      { success: false, error: 'The JSON body is nested more than 64 levels deep', code: 'invalid_json', status: 400 },
     ]);
     expect(await store.listAgents('acme')).toStrictEqual([]);
   });
@@ -128,7 +138,12 @@ describe('mounted behind the host’s own express.json()', () => {
       expect([res.statusCode, req.getHeader('content-length'), JSON.parse(text)]).toStrictEqual([
         413,
         undefined,
-        { success: false, error: 'Request body is larger than the limit of 1kb', status: 413 },
+        {
+          success: false,
+          error: 'Request body is larger than the limit of 1kb',
+          code: 'payload_too_large',
+          status: 413,
+        },
       ]);
       expect(await store.listAgents('acme')).toStrictEqual([]);
     } finally {
@@ -145,7 +160,7 @@ describe('mounted behind the host’s own express.json()', () => {
     expect([res.status, res.headers['retry-after'], res.body]).toStrictEqual([
       503,
       '2',
-      { success: false, error: 'Storage is unavailable; retry later', status: 503 },
+      { success: false, error: 'Storage is unavailable; retry later', code: 'storage_unavailable', status: 503 },
     ]);
   });
 });

@@ -1,22 +1,9 @@
-import { AgentHostError, type ErrorCode } from '@agenthost/core';
+import { AgentHostError } from '@agenthost/core';
 import bytes from 'bytes';
-import { type ApiResponse, failure } from './envelope.js';
+import { type ApiResponse, failure, refusal } from './envelope.js';
+import { STATUS_BY_CODE } from './error-codes.js';
 
-/** The one table from core error codes to HTTP statuses. */
-export const STATUS_BY_CODE: Readonly<Record<ErrorCode, number>> = Object.freeze({
-  invalid_input: 400,
-  unauthenticated: 401,
-  forbidden: 403,
-  not_found: 404,
-  conflict: 409,
-  rate_limited: 429,
-  overloaded: 503,
-  storage_unavailable: 503,
-  provider_error: 502,
-  provider_rate_limited: 503,
-  provider_timeout: 504,
-  internal: 500,
-});
+export { type HttpErrorCode, STATUS_BY_CODE } from './error-codes.js';
 
 /** The message every unexpected error gets; the detail goes only to the server log. */
 export const INTERNAL_ERROR_MESSAGE = 'Internal server error';
@@ -54,31 +41,43 @@ export function errorResponse(
 ): { response: ApiResponse; unexpected: boolean } {
   if (AgentHostError.isInstance(error)) {
     const status = STATUS_BY_CODE[error.code] ?? 500;
-    if (status === 500) return { response: failure(500, INTERNAL_ERROR_MESSAGE), unexpected: true };
+    if (status === 500) return { response: refusal('internal', INTERNAL_ERROR_MESSAGE), unexpected: true };
     const headers =
       error.retryAfterSeconds === undefined ? undefined : { 'Retry-After': String(error.retryAfterSeconds) };
-    return { response: failure(status, error.message, error.details, headers), unexpected: false };
+    return { response: refusal(error.code, error.message, error.details, headers), unexpected: false };
   }
   if (isHttpLayerError(error)) {
     if (error instanceof URIError || error.message?.startsWith('Failed to decode param')) {
-      return { response: failure(400, 'Malformed URL: its percent-encoding is not valid UTF-8'), unexpected: false };
+      return {
+        response: refusal('malformed_request', 'Malformed URL: its percent-encoding is not valid UTF-8'),
+        unexpected: false,
+      };
     }
     switch (error.type) {
       case 'entity.parse.failed':
-        return { response: failure(400, 'Malformed JSON in request body: send one JSON object'), unexpected: false };
+        return {
+          response: refusal('invalid_json', 'Malformed JSON in request body: send one JSON object'),
+          unexpected: false,
+        };
       case 'entity.too.large':
         return {
-          response: failure(413, `Request body is larger than the limit of ${limitText(error, options.bodyLimit)}`),
+          response: refusal(
+            'payload_too_large',
+            `Request body is larger than the limit of ${limitText(error, options.bodyLimit)}`,
+          ),
           unexpected: false,
         };
       case 'encoding.unsupported':
       case 'charset.unsupported':
-        return { response: failure(415, 'Unsupported body encoding: send UTF-8 JSON'), unexpected: false };
+        return {
+          response: refusal('unsupported_media_type', 'Unsupported body encoding: send UTF-8 JSON'),
+          unexpected: false,
+        };
       case 'request.aborted':
       case 'request.size.invalid':
-        return { response: failure(400, 'The request body was incomplete'), unexpected: false };
+        return { response: refusal('malformed_request', 'The request body was incomplete'), unexpected: false };
     }
     return { response: failure(error.status, 'Bad request'), unexpected: false };
   }
-  return { response: failure(500, INTERNAL_ERROR_MESSAGE), unexpected: true };
+  return { response: refusal('internal', INTERNAL_ERROR_MESSAGE), unexpected: true };
 }

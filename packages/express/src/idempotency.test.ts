@@ -118,7 +118,12 @@ describe('Idempotency-Key', () => {
       .send({ input: 'two' });
     expect([other.status, other.body]).toStrictEqual([
       422,
-      { success: false, error: 'This Idempotency-Key was already used with a different request', status: 422 },
+      {
+        success: false,
+        error: 'This Idempotency-Key was already used with a different request',
+        code: 'idempotency_key_reused',
+        status: 422,
+      },
     ]);
     expect(calls).toStrictEqual(['one']);
   });
@@ -140,7 +145,12 @@ describe('Idempotency-Key', () => {
     expect([during.status, during.headers['retry-after'], during.body]).toStrictEqual([
       409,
       '2',
-      { success: false, error: 'A request with this Idempotency-Key is still in progress; retry later', status: 409 },
+      {
+        success: false,
+        error: 'A request with this Idempotency-Key is still in progress; retry later',
+        code: 'conflict',
+        status: 409,
+      },
     ]);
     expect((await first).status).toBe(200);
     expect((await run()).headers['idempotent-replayed']).toBe('true');
@@ -202,7 +212,12 @@ describe('Idempotency-Key', () => {
     expect([res.status, res.headers['retry-after'], res.body]).toStrictEqual([
       409,
       '2',
-      { success: false, error: 'A request with this Idempotency-Key is being handled; retry later', status: 409 },
+      {
+        success: false,
+        error: 'A request with this Idempotency-Key is being handled; retry later',
+        code: 'conflict',
+        status: 409,
+      },
     ]);
     expect(await store.listAgents('alpha')).toStrictEqual([]);
   });

@@ -8,7 +8,7 @@ import {
   type LockProvider,
   memoryIdempotencyStore,
 } from '@agenthost/core';
-import { type ApiResponse, failure } from './envelope.js';
+import { type ApiResponse, refusal } from './envelope.js';
 import type { ApiHandler, ApiRequest } from './handlers.js';
 import { errorResponse } from './http-errors.js';
 
@@ -73,10 +73,10 @@ class Claims {
     return this.#locked(claim, async () => {
       const existing = await this.#store.getIdempotency(claim.scope);
       if (existing?.fingerprint !== undefined && existing.fingerprint !== claim.fingerprint) {
-        return failure(422, 'This Idempotency-Key was already used with a different request');
+        return refusal('idempotency_key_reused', 'This Idempotency-Key was already used with a different request');
       }
       if (existing?.state === 'in_flight') {
-        return failure(409, 'A request with this Idempotency-Key is still in progress; retry later', undefined, {
+        return refusal('conflict', 'A request with this Idempotency-Key is still in progress; retry later', undefined, {
           'Retry-After': String(IN_FLIGHT_RETRY_AFTER),
         });
       }
@@ -184,7 +184,7 @@ export function idempotent(
     const key = request.idempotencyKey;
     if (key === undefined) return handler(request);
     if (!KEY.test(key)) {
-      return failure(400, 'Invalid Idempotency-Key', {
+      return refusal('invalid_input', 'Invalid Idempotency-Key', {
         'Idempotency-Key': {
           message: 'Idempotency-Key must be 1-255 visible ASCII characters',
           path: ['Idempotency-Key'],

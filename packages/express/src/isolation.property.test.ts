@@ -31,8 +31,8 @@ const BASE = '/api/v1';
 const JSON_TYPE = 'application/json; charset=utf-8';
 const SSE_TYPE = 'text/event-stream; charset=utf-8';
 const START = '2026-11-22T10:00:00.000Z';
-const NOT_FOUND = { success: false, error: 'Agent not found', status: 404 };
-const SESSION_NOT_FOUND = { success: false, error: 'Session not found', status: 404 };
+const NOT_FOUND = { success: false, error: 'Agent not found', code: 'not_found', status: 404 };
+const SESSION_NOT_FOUND = { success: false, error: 'Session not found', code: 'not_found', status: 404 };
 const SESSION_ID_RULE = 'session_id must be 1 to 128 characters of letters, digits, ".", "_", ":" or "-"';
 
 // ---------------------------------------------------------------------------------------------
@@ -386,7 +386,7 @@ const ok = (data: unknown) => ({ success: true, data, status: 200 });
 const invalid = (
   details: Record<string, { message: string; path: (string | number)[] }>,
   error = 'Invalid request format',
-) => ({ success: false, error, details, status: 400 });
+) => ({ success: false, error, code: 'invalid_input', details, status: 400 });
 const issue = (field: string, message: string) => ({ [field]: { message, path: [field] } });
 
 function json(reply: Reply): unknown {

@@ -77,6 +77,7 @@ export async function startJsonFormatServer(keys: Record<string, string>): Promi
 export const formatError = (message: string) => ({
   success: false,
   error: 'Invalid request format',
+  code: 'invalid_input',
   details: { json_format: { message, path: ['json_format'] } },
   status: 400,
 });

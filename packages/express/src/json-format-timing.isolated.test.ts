@@ -45,7 +45,7 @@ describe('json_format cannot block the server', () => {
     );
     expect(result).toStrictEqual({
       status: 502,
-      body: { success: false, error: 'The model provider failed to answer', status: 502 },
+      body: { success: false, error: 'The model provider failed to answer', code: 'provider_error', status: 502 },
     });
     expect(slowestHealthMs).toBeLessThan(50);
     const ok = await run(redos, 'aaaa', 'gpt-4o-mini');

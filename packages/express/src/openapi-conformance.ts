@@ -207,64 +207,86 @@ export function checkResponse(
   const fail = (message: string): never => {
     throw new Error(`OpenAPI conformance: ${where} answered ${status}: ${message}`);
   };
+  const response = operation
+    ? listedResponse(document, operation, status, fail)
+    : unlistedResponse(document, { template, pathItem, status, headers: details.headers }, fail);
+  checkHeaders(document, response, details.headers, fail);
+  checkBody(document, response, body, { ...details, head }, fail);
+}
 
-  let response: Json;
-  if (operation) {
-    const listed = (operation.responses ?? {}) as Json;
-    const found = listed[String(status)] ?? listed[`${String(status)[0]}XX`] ?? listed.default;
-    if (!found) fail(`the document lists only ${Object.keys(listed).join(', ')} for this operation`);
-    response = resolve(document, found);
-  } else {
-    const shared = UNLISTED[status];
-    const expected = !template
-      ? 'an unknown path'
-      : `a method the path does not list (${METHODS.filter((m) => pathItem?.[m]).join(', ')})`;
-    // An unknown path cannot answer 405; a listed path with another method answers 405 (or an earlier
-    // refusal), never 404.
-    const impossible = !template ? 405 : 404;
-    if (!shared || status === impossible)
-      fail(
-        `${expected} may only answer ${Object.keys(UNLISTED)
-          .filter((s) => Number(s) !== impossible)
-          .join(', ')}`,
-      );
-    response = resolve(document, ((document.components as Json).responses as Json)[shared!]);
-    if (status === 405) {
-      const allowed = METHODS.filter((m) => pathItem?.[m]).map((m) => m.toUpperCase());
-      if (allowed.includes('GET') && !allowed.includes('HEAD')) allowed.push('HEAD');
-      const got = (header(details.headers, 'allow') ?? '')
-        .split(',')
-        .map((m) => m.trim().toUpperCase())
-        .filter(Boolean);
-      if ([...got].sort().join(',') !== [...allowed].sort().join(','))
-        fail(`Allow is "${got.join(', ')}" but the document lists ${allowed.join(', ')}`);
-    }
+type Fail = (message: string) => never;
+
+/** The response the operation lists for `status`. */
+function listedResponse(document: Json, operation: Json, status: number, fail: Fail): Json {
+  const listed = (operation.responses ?? {}) as Json;
+  const found = listed[String(status)] ?? listed[`${String(status)[0]}XX`] ?? listed.default;
+  if (!found) fail(`the document lists only ${Object.keys(listed).join(', ')} for this operation`);
+  return resolve(document, found);
+}
+
+/** The shared response of an answer outside the listed operations; a 405's `Allow` must match the path. */
+function unlistedResponse(
+  document: Json,
+  answer: { template: string | null; pathItem: Json | undefined; status: number; headers: ResponseDetails['headers'] },
+  fail: Fail,
+): Json {
+  const { template, pathItem, status } = answer;
+  const shared = UNLISTED[status];
+  const expected = !template
+    ? 'an unknown path'
+    : `a method the path does not list (${METHODS.filter((m) => pathItem?.[m]).join(', ')})`;
+  // An unknown path cannot answer 405; a listed path with another method answers 405 (or an earlier
+  // refusal), never 404.
+  const impossible = !template ? 405 : 404;
+  if (!shared || status === impossible)
+    fail(
+      `${expected} may only answer ${Object.keys(UNLISTED)
+        .filter((s) => Number(s) !== impossible)
+        .join(', ')}`,
+    );
+  if (status === 405) {
+    const allowed = METHODS.filter((m) => pathItem?.[m]).map((m) => m.toUpperCase());
+    if (allowed.includes('GET') && !allowed.includes('HEAD')) allowed.push('HEAD');
+    const got = (header(answer.headers, 'allow') ?? '')
+      .split(',')
+      .map((m) => m.trim().toUpperCase())
+      .filter(Boolean);
+    if ([...got].sort().join(',') !== [...allowed].sort().join(','))
+      fail(`Allow is "${got.join(', ')}" but the document lists ${allowed.join(', ')}`);
   }
+  return resolve(document, ((document.components as Json).responses as Json)[shared!]);
+}
 
+/** Every header the response lists is valid when sent, and there when required (if headers were given). */
+function checkHeaders(document: Json, response: Json, headers: ResponseDetails['headers'], fail: Fail): void {
   for (const [name, raw] of Object.entries((response.headers ?? {}) as Json)) {
     const spec = resolve(document, raw);
-    const value = header(details.headers, name);
+    const value = header(headers, name);
     if (value === undefined) {
-      if (spec.required === true && details.headers) fail(`the required header ${name} is missing`);
+      if (spec.required === true && headers) fail(`the required header ${name} is missing`);
       continue;
     }
     const schema = (spec.schema ?? {}) as Json;
-    const typed =
-      schema.type === 'integer' || schema.type === 'number'
-        ? /^-?\d+(\.\d+)?$/.test(value)
-          ? Number(value)
-          : value
-        : value;
-    const problem = schemaErrors(document, schema, typed);
+    const numeric = (schema.type === 'integer' || schema.type === 'number') && /^-?\d+(\.\d+)?$/.test(value);
+    const problem = schemaErrors(document, schema, numeric ? Number(value) : value);
     if (problem) fail(`header ${name}: ${describeValue(value)}: ${problem}`);
   }
+}
 
+/** The body is of a listed content type and matches its schema; an event stream, event by event. */
+function checkBody(
+  document: Json,
+  response: Json,
+  body: unknown,
+  details: ResponseDetails & { head: boolean },
+  fail: Fail,
+): void {
   const content = response.content as Record<string, Json> | undefined;
   // Clients give an empty body as undefined, '' or {}.
   const empty =
     body === undefined || body === '' || (typeof body === 'object' && body !== null && Object.keys(body).length === 0);
-  if (head || !content || Object.keys(content).length === 0) {
-    if (!empty) fail(head ? 'a HEAD answer has no body' : 'the document lists no body');
+  if (details.head || !content || Object.keys(content).length === 0) {
+    if (!empty) fail(details.head ? 'a HEAD answer has no body' : 'the document lists no body');
     return;
   }
   if (details.contentType === undefined && details.headers === undefined && Object.keys(content).length > 1) {
@@ -278,24 +300,25 @@ export function checkResponse(
   if (!media) fail(`content type ${contentType} is not one the document lists (${Object.keys(content).join(', ')})`);
   const problem = schemaErrors(document, media!.schema ?? {}, body);
   if (problem) fail(`the ${contentType} body does not match the document: ${problem}; body: ${describeValue(body)}`);
-
   const events = media!['x-agenthost-events'] as Record<string, unknown> | undefined;
-  if (events && typeof body === 'string') {
-    let frames: ReturnType<typeof parseEventStream> = [];
-    try {
-      frames = parseEventStream(body);
-    } catch (error) {
-      fail(`the event stream is not one JSON object per event: ${(error as Error).message}`);
-    }
-    for (const [index, { event, data }] of frames.entries()) {
-      if (!events[event])
-        fail(`event ${index} is "${event}", which the document does not list (${Object.keys(events).join(', ')})`);
-      const eventProblem = schemaErrors(document, events[event], data);
-      if (eventProblem)
-        fail(
-          `the data of event ${index} ("${event}") does not match the document: ${eventProblem}; data: ${describeValue(data)}`,
-        );
-    }
+  if (events && typeof body === 'string') checkEvents(document, events, body, fail);
+}
+
+function checkEvents(document: Json, events: Record<string, unknown>, body: string, fail: Fail): void {
+  let frames: ReturnType<typeof parseEventStream> = [];
+  try {
+    frames = parseEventStream(body);
+  } catch (error) {
+    fail(`the event stream is not one JSON object per event: ${(error as Error).message}`);
+  }
+  for (const [index, { event, data }] of frames.entries()) {
+    if (!events[event])
+      fail(`event ${index} is "${event}", which the document does not list (${Object.keys(events).join(', ')})`);
+    const eventProblem = schemaErrors(document, events[event], data);
+    if (eventProblem)
+      fail(
+        `the data of event ${index} ("${event}") does not match the document: ${eventProblem}; data: ${describeValue(data)}`,
+      );
   }
 }
 

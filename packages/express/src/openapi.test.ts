@@ -19,31 +19,19 @@ import request from 'supertest';
 import { beforeEach, describe, expect, test, vi } from 'vitest';
 import { z } from 'zod';
 import { staticKeys } from './auth.js';
+import { runAgentBodySchema } from './http-bodies.js';
 import { openApiDocument } from './openapi.js';
 import { checkHttpResponse, checkResponse, matchPath, parseEventStream } from './openapi-conformance.js';
 import { createAgentRouter } from './router.js';
+import { ROUTES } from './routes.js';
 
 const KEY = 'key-openapi-0123456789abcdef';
 const READER = 'key-reader-0123456789abcdef';
 const agentBody = { name: 'Support', instruction: 'You are helpful.', model: 'echo' };
 const document = openApiDocument();
 
-/** Every operation of docs/http-api.md with the statuses it can answer. */
-const OPERATIONS: Record<string, number[]> = {
-  'POST /agents': [200, 400, 401, 403, 409, 413, 415, 422, 429, 500, 503],
-  'GET /agents': [200, 400, 401, 403, 413, 415, 429, 500, 503],
-  'GET /agents/{agentId}': [200, 400, 401, 403, 404, 413, 415, 429, 500, 503],
-  'PATCH /agents/{agentId}': [200, 400, 401, 403, 404, 409, 413, 415, 429, 500, 503],
-  'PUT /agents/{agentId}': [200, 400, 401, 403, 404, 409, 413, 415, 429, 500, 503],
-  'DELETE /agents/{agentId}': [200, 400, 401, 403, 404, 413, 415, 429, 500, 503],
-  'POST /agents/{agentId}/run': [200, 400, 401, 403, 404, 409, 413, 415, 422, 429, 500, 502, 503, 504],
-  'GET /agents/{agentId}/sessions': [200, 400, 401, 403, 404, 413, 415, 429, 500, 503],
-  'GET /agents/{agentId}/sessions/{sessionId}': [200, 400, 401, 403, 404, 413, 415, 429, 500, 503],
-  'DELETE /agents/{agentId}/sessions/{sessionId}': [200, 400, 401, 403, 404, 409, 413, 415, 429, 500, 503],
-  'GET /models': [200, 400, 401, 403, 413, 415, 429, 500, 503],
-  'GET /tools': [200, 400, 401, 403, 413, 415, 429, 500, 503],
-  'GET /openapi.json': [200],
-};
+/** Every operation of the route table with the statuses it can answer, as `METHOD /path`. */
+const OPERATIONS = Object.fromEntries(ROUTES.map((route) => [`${route.method.toUpperCase()} ${route.path}`, route]));
 
 const operations = (doc: Record<string, unknown>) =>
   Object.entries(
@@ -93,27 +81,35 @@ describe('the document', () => {
       expect(() => ajv.getSchema(`urn:agenthost:check#/$defs/${name}`), name).not.toThrow();
   });
 
-  test('lists every route and status of the HTTP API, with the scope each needs, and no more', () => {
+  test('lists every route and status of the route table, with the scope each needs, and no more', () => {
     const listed = Object.fromEntries(
-      operations(document).map(({ key, operation }) => [key, Object.keys(operation.responses).map(Number)]),
+      operations(document).map(({ key, operation }) => [
+        key,
+        { statuses: Object.keys(operation.responses).map(Number), scope: operation.security?.[0]?.ApiKey ?? null },
+      ]),
     );
-    expect(listed).toStrictEqual(OPERATIONS);
-    const scopes = Object.fromEntries(
-      operations(document).map(({ key, operation }) => [key, operation.security?.[0]?.ApiKey ?? null]),
+    expect(listed).toStrictEqual(
+      Object.fromEntries(
+        Object.entries(OPERATIONS).map(([key, route]) => [
+          key,
+          { statuses: route.statuses, scope: route.scope && [route.scope] },
+        ]),
+      ),
     );
-    expect(scopes).toStrictEqual({
-      'POST /agents': ['agents:write'],
-      'GET /agents': ['agents:read'],
-      'GET /agents/{agentId}': ['agents:read'],
-      'PATCH /agents/{agentId}': ['agents:write'],
-      'PUT /agents/{agentId}': ['agents:write'],
-      'DELETE /agents/{agentId}': ['agents:write'],
-      'POST /agents/{agentId}/run': ['agents:run'],
-      'GET /agents/{agentId}/sessions': ['agents:read'],
-      'GET /agents/{agentId}/sessions/{sessionId}': ['agents:read'],
-      'DELETE /agents/{agentId}/sessions/{sessionId}': ['agents:write'],
-      'GET /models': ['agents:read'],
-      'GET /tools': ['agents:read'],
+    // The table's scopes are the ones the API promises (docs/http-api.md): reads, writes and runs.
+    expect(Object.fromEntries(Object.entries(OPERATIONS).map(([key, route]) => [key, route.scope]))).toStrictEqual({
+      'POST /agents': 'agents:write',
+      'GET /agents': 'agents:read',
+      'GET /agents/{agentId}': 'agents:read',
+      'PATCH /agents/{agentId}': 'agents:write',
+      'PUT /agents/{agentId}': 'agents:write',
+      'DELETE /agents/{agentId}': 'agents:write',
+      'POST /agents/{agentId}/run': 'agents:run',
+      'GET /agents/{agentId}/sessions': 'agents:read',
+      'GET /agents/{agentId}/sessions/{sessionId}': 'agents:read',
+      'DELETE /agents/{agentId}/sessions/{sessionId}': 'agents:write',
+      'GET /models': 'agents:read',
+      'GET /tools': 'agents:read',
       'GET /openapi.json': null,
     });
     expect(document).toMatchObject({
@@ -139,7 +135,12 @@ describe('the document', () => {
         }
       ).properties;
     expect(withoutDescriptions(schemas.CreateAgentInput!.properties)).toStrictEqual(converted(createAgentInputSchema));
-    expect(withoutDescriptions(schemas.RunAgentInput!.properties)).toStrictEqual(converted(runAgentInputSchema));
+    expect(withoutDescriptions(schemas.RunAgentInput!.properties)).toStrictEqual(converted(runAgentBodySchema));
+    // The run body is core's run input and the transport's `stream` flag.
+    expect(converted(runAgentBodySchema)).toStrictEqual({
+      ...converted(runAgentInputSchema),
+      stream: { type: ['boolean', 'null'] },
+    });
     const { config, ...update } = schemas.UpdateAgentInput!.properties;
     expect(withoutDescriptions(update)).toStrictEqual(converted(updateAgentInputSchema));
     expect(withoutDescriptions((config as { properties: Record<string, object> }).properties)).toStrictEqual(
@@ -163,7 +164,7 @@ describe('the document', () => {
       ],
       [
         'RunAgentInput',
-        runAgentInputSchema,
+        runAgentBodySchema,
         [
           { input: 'hi' },
           { input_data: 'hi', session_id: null },
@@ -276,7 +277,7 @@ describe('checkResponse', () => {
       'GET',
       '/api/v1/agents/a/run',
       405,
-      { success: false, error: 'x', status: 405 },
+      { success: false, error: 'x', code: 'method_not_allowed', status: 405 },
       { ...headers, allow: 'GET, POST' },
       /Allow is "GET, POST" but the document lists POST/,
     ],
@@ -285,7 +286,7 @@ describe('checkResponse', () => {
       'GET',
       '/api/v1/agents/a/run',
       404,
-      { success: false, error: 'x', status: 404 },
+      { success: false, error: 'x', code: 'not_found', status: 404 },
       headers,
       /may only answer/,
     ],
@@ -294,7 +295,7 @@ describe('checkResponse', () => {
       'GET',
       '/api/v1/nowhere',
       405,
-      { success: false, error: 'x', status: 405 },
+      { success: false, error: 'x', code: 'method_not_allowed', status: 405 },
       { ...headers, allow: 'GET' },
       /an unknown path may only answer/,
     ],
@@ -547,7 +548,7 @@ describe('every response matches the document', () => {
     );
     expect(failed.at(-1)).toStrictEqual({
       event: 'error',
-      data: { success: false, error: 'The model provider failed to answer', status: 502 },
+      data: { success: false, error: 'The model provider failed to answer', code: 'provider_error', status: 502 },
     });
   });
 
@@ -708,6 +709,7 @@ describe('every response matches the document', () => {
     expect((await conform(api().get('/agents'))).body).toStrictEqual({
       success: false,
       error: 'Internal server error',
+      code: 'internal',
       status: 500,
     });
     vi.spyOn(service, 'getAgent').mockRejectedValueOnce(
@@ -723,8 +725,11 @@ describe('every response matches the document', () => {
     const ok = Object.keys(OPERATIONS).map((operation) => `${operation} 200`);
     const statuses = new Set([...seen].map((s) => Number(s.split(' ').at(-1))));
     expect(ok.filter((s) => !seen.has(s))).toStrictEqual([]);
-    expect(
-      [400, 401, 403, 404, 405, 409, 413, 415, 422, 429, 500, 502, 503, 504].filter((s) => !statuses.has(s)),
-    ).toStrictEqual([]);
+    // Every status some route of the table may answer, and the 405 of a method no route takes.
+    const listed = new Set([...ROUTES.flatMap((route) => route.statuses), 405]);
+    expect([...listed].filter((s) => !statuses.has(s)).sort()).toStrictEqual([]);
+    expect([...listed].sort()).toStrictEqual([
+      200, 400, 401, 403, 404, 405, 409, 413, 415, 422, 429, 500, 502, 503, 504,
+    ]);
   });
 });

@@ -46,6 +46,7 @@ interface ProviderCase {
     reply: FakeReply;
     status: number;
     error: string;
+    code: string;
     retryAfter: string | null;
     logged: Record<string, unknown>;
   };
@@ -72,6 +73,7 @@ const PROVIDERS: ProviderCase[] = [
       reply: { status: 529, body: { type: 'error', error: { type: 'overloaded_error', message: 'Overloaded' } } },
       status: 502,
       error: FAILED,
+      code: 'provider_error',
       retryAfter: null,
       logged: { name: 'anthropic.messages', status: 529, code: 'overloaded_error', message: 'Overloaded' },
     },
@@ -97,6 +99,7 @@ const PROVIDERS: ProviderCase[] = [
       },
       status: 503,
       error: RATE_LIMITED,
+      code: 'provider_rate_limited',
       retryAfter: '5',
       logged: { name: 'google.generative-ai', status: 429, code: 'RESOURCE_EXHAUSTED', message: 'Resource exhausted' },
     },
@@ -123,6 +126,7 @@ const PROVIDERS: ProviderCase[] = [
       },
       status: 503,
       error: RATE_LIMITED,
+      code: 'provider_rate_limited',
       retryAfter: '12',
       logged: { name: 'ollama.chat', status: 429, code: 'requests', message: 'Rate limit reached' },
     },
@@ -383,7 +387,12 @@ describe.each(PROVIDERS)('$name through HTTP', (provider) => {
     const id = await createAgent(provider.model);
     await call(`/agents/${id}/run`, { input: 'hello', session_id: 's' });
     fake().reply(() => provider.failure.reply);
-    const envelope = { success: false, error: provider.failure.error, status: provider.failure.status };
+    const envelope = {
+      success: false,
+      error: provider.failure.error,
+      code: provider.failure.code,
+      status: provider.failure.status,
+    };
 
     expect(await call(`/agents/${id}/run`, { input: 'again', session_id: 's' })).toStrictEqual({
       status: provider.failure.status,

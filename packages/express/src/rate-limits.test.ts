@@ -53,7 +53,7 @@ describe('rate limits', () => {
     expect([limited.status, limited.headers['content-type'], limited.body]).toStrictEqual([
       429,
       'application/json; charset=utf-8',
-      { success: false, error: 'Rate limit reached for this API key; retry later', status: 429 },
+      { success: false, error: 'Rate limit reached for this API key; retry later', code: 'rate_limited', status: 429 },
     ]);
     expect(Number(limited.headers['retry-after'])).toBeGreaterThan(50);
     expect(limited.headers.ratelimit).toMatch(/^limit=3, remaining=0, reset=\d+$/);

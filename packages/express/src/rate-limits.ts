@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { checkSecret, keyedHash } from '@agenthost/core';
 import type { Request, RequestHandler, Response } from 'express';
 import { ipKeyGenerator, rateLimit, type Store } from 'express-rate-limit';
-import { failure, serialize } from './envelope.js';
+import { refusal, serialize } from './envelope.js';
 
 /** One limit: at most `limit` requests per `windowMs`. */
 export interface Limit {
@@ -37,7 +37,7 @@ function refuse(message: string) {
     res
       .status(429)
       .set({ 'Content-Type': 'application/json; charset=utf-8', 'Retry-After': String(seconds) })
-      .send(serialize(failure(429, message).body, req.query?.pretty === 'true'));
+      .send(serialize(refusal('rate_limited', message).body, req.query?.pretty === 'true'));
   };
 }
 

@@ -15,6 +15,7 @@ import type {
 } from '@agenthost/core';
 import { z } from 'zod';
 import type { ErrorEnvelope, SuccessEnvelope } from './envelope.js';
+import { ERROR_CODES } from './error-codes.js';
 
 /**
  * The zod schemas of everything the HTTP API answers, from which the OpenAPI document takes its
@@ -226,6 +227,9 @@ export const errorEnvelopeSchema = component(
     .object({
       success: z.literal(false),
       error: z.string().describe('A message for people; `Invalid request format` for validation errors'),
+      code: z
+        .enum(ERROR_CODES as [ErrorEnvelope['code'], ...ErrorEnvelope['code'][]])
+        .describe('What went wrong, for programs: stable when the message changes (see the API reference for each)'),
       details: z
         .record(z.string(), fieldIssueSchema)
         .optional()

@@ -150,13 +150,18 @@ describe('authentication', () => {
     expect([none.status, none.headers['content-type'], none.body]).toStrictEqual([
       401,
       JSON_TYPE,
-      { success: false, error: 'Missing API key: send it in the x-api-key header', status: 401 },
+      {
+        success: false,
+        error: 'Missing API key: send it in the x-api-key header',
+        code: 'unauthenticated',
+        status: 401,
+      },
     ]);
     for (const key of ['wrong', `${KEY_A}x`, KEY_A.slice(0, -1), KEY_A.toUpperCase()]) {
       const bad = await request(app)[method](path).set('x-api-key', key).send({ input: 'hi' });
       expect([bad.status, bad.body]).toStrictEqual([
         401,
-        { success: false, error: 'Invalid API key provided', status: 401 },
+        { success: false, error: 'Invalid API key provided', code: 'unauthenticated', status: 401 },
       ]);
     }
     for (const spy of spies) expect(spy).not.toHaveBeenCalled();
@@ -165,7 +170,7 @@ describe('authentication', () => {
   test("an account sees nothing of another's agents", async () => {
     const app = hostApp();
     await request(app).post('/api/v1/agents').set('x-api-key', KEY_A).send(agentBody);
-    const notFound = { success: false, error: 'Agent not found', status: 404 };
+    const notFound = { success: false, error: 'Agent not found', code: 'not_found', status: 404 };
     const get = await request(app).get('/api/v1/agents/agent_1').set('x-api-key', KEY_B);
     const run = await request(app).post('/api/v1/agents/agent_1/run').set('x-api-key', KEY_B).send({ input: 'hi' });
     const list = await request(app).get('/api/v1/agents').set('x-api-key', KEY_B);
@@ -195,6 +200,7 @@ describe('errors in the envelope', () => {
       {
         success: false,
         error: 'Invalid request format',
+        code: 'invalid_input',
         details: {
           name: { message: 'name must not be blank', path: ['name'] },
           instruction: { message: 'instruction is required', path: ['instruction'] },
@@ -215,7 +221,12 @@ describe('errors in the envelope', () => {
     const res = await post(hostApp()).set('content-type', type).send(raw);
     expect([res.status, res.body]).toStrictEqual([
       400,
-      { success: false, error: 'Malformed JSON in request body: send one JSON object', status: 400 },
+      {
+        success: false,
+        error: 'Malformed JSON in request body: send one JSON object',
+        code: 'invalid_json',
+        status: 400,
+      },
     ]);
   });
 
@@ -226,6 +237,7 @@ describe('errors in the envelope', () => {
       {
         success: false,
         error: 'Invalid request format',
+        code: 'invalid_input',
         details: { request: { message: 'Invalid input: expected object, received array', path: [] } },
         status: 400,
       },
@@ -262,14 +274,22 @@ describe('errors in the envelope', () => {
       { input: { message: 'input must not contain NUL or unpaired surrogate characters', path: ['input'] } },
     ]);
     const path = await request(app).get('/api/v1/agents/a%00b').set('x-api-key', KEY_A);
-    expect([path.status, path.body]).toStrictEqual([404, { success: false, error: 'Agent not found', status: 404 }]);
+    expect([path.status, path.body]).toStrictEqual([
+      404,
+      { success: false, error: 'Agent not found', code: 'not_found', status: 404 },
+    ]);
     const badUtf8 = await request(app)
       .post('/api/v1/agents/%ED%A0%80/run')
       .set('x-api-key', KEY_A)
       .send({ input: 'hi' });
     expect([badUtf8.status, badUtf8.body]).toStrictEqual([
       400,
-      { success: false, error: 'Malformed URL: its percent-encoding is not valid UTF-8', status: 400 },
+      {
+        success: false,
+        error: 'Malformed URL: its percent-encoding is not valid UTF-8',
+        code: 'malformed_request',
+        status: 400,
+      },
     ]);
     expect(logged).toStrictEqual([]);
     expect(await store.readMessages({ accountId: 'alpha', agentId: body.data.agent_id, sessionId: 'x' })).toStrictEqual(
@@ -282,7 +302,12 @@ describe('errors in the envelope', () => {
     expect([res.status, res.headers['content-type'], res.body]).toStrictEqual([
       415,
       JSON_TYPE,
-      { success: false, error: 'Unsupported content type: send the body as application/json', status: 415 },
+      {
+        success: false,
+        error: 'Unsupported content type: send the body as application/json',
+        code: 'unsupported_media_type',
+        status: 415,
+      },
     ]);
   });
 
@@ -291,7 +316,7 @@ describe('errors in the envelope', () => {
     const res = await post(app).send({ ...agentBody, instruction: 'x'.repeat(2048) });
     expect([res.status, res.body]).toStrictEqual([
       413,
-      { success: false, error: 'Request body is larger than the limit of 1kb', status: 413 },
+      { success: false, error: 'Request body is larger than the limit of 1kb', code: 'payload_too_large', status: 413 },
     ]);
     expect((await post(app).send(agentBody)).status).toBe(200);
   });
@@ -307,13 +332,18 @@ describe('errors in the envelope', () => {
     const unknown = await request(app).get('/api/v1/nothing-here').set('x-api-key', KEY_A);
     expect([unknown.status, unknown.body]).toStrictEqual([
       404,
-      { success: false, error: 'Route not found: GET /api/v1/nothing-here', status: 404 },
+      { success: false, error: 'Route not found: GET /api/v1/nothing-here', code: 'not_found', status: 404 },
     ]);
     const del = await request(app).delete('/api/v1/agents').set('x-api-key', KEY_A);
     expect([del.status, del.headers.allow, del.body]).toStrictEqual([
       405,
       'GET, HEAD, POST',
-      { success: false, error: 'Method DELETE is not allowed here; allowed: GET, HEAD, POST', status: 405 },
+      {
+        success: false,
+        error: 'Method DELETE is not allowed here; allowed: GET, HEAD, POST',
+        code: 'method_not_allowed',
+        status: 405,
+      },
     ]);
   });
 
@@ -328,7 +358,7 @@ describe('errors in the envelope', () => {
     expect([res.status, res.headers['x-request-id'], res.body]).toStrictEqual([
       500,
       'req-123',
-      { success: false, error: 'Internal server error', status: 500 },
+      { success: false, error: 'Internal server error', code: 'internal', status: 500 },
     ]);
     expect(res.text).not.toContain('hunter2');
     expect(logged).toStrictEqual([
@@ -372,13 +402,13 @@ describe('errors in the envelope', () => {
       providerTimeoutMs: 100,
     });
     const app = hostApp();
-    for (const [model, status, error] of [
-      ['failing', 502, 'The model provider failed to answer'],
-      ['hanging', 504, 'The model provider did not answer in time'],
+    for (const [model, status, error, code] of [
+      ['failing', 502, 'The model provider failed to answer', 'provider_error'],
+      ['hanging', 504, 'The model provider did not answer in time', 'provider_timeout'],
     ] as const) {
       const { body } = await post(app).send({ ...agentBody, model });
       const res = await post(app, `/api/v1/agents/${body.data.agent_id}/run`).send({ input: 'hi', session_id: 's' });
-      expect([res.status, res.body]).toStrictEqual([status, { success: false, error, status }]);
+      expect([res.status, res.body]).toStrictEqual([status, { success: false, error, code, status }]);
       expect(
         await store.readMessages({ accountId: 'alpha', agentId: body.data.agent_id, sessionId: 's' }),
       ).toStrictEqual([]);
@@ -419,7 +449,7 @@ describe('errors in the envelope', () => {
     const down = await request(app).get('/api/v1/agents').set('x-api-key', KEY_A);
     expect([down.status, down.body]).toStrictEqual([
       503,
-      { success: false, error: 'Storage is unavailable; retry later', status: 503 },
+      { success: false, error: 'Storage is unavailable; retry later', code: 'storage_unavailable', status: 503 },
     ]);
     expect(down.text).not.toContain('ECONNREFUSED');
     expect(logged).toHaveLength(1);
@@ -436,6 +466,7 @@ describe('errors in the envelope', () => {
       {
         success: false,
         error: 'Another run of this session is still in progress; retry when it has finished',
+        code: 'conflict',
         status: 409,
       },
     ]);
@@ -453,7 +484,9 @@ describe('response details', () => {
       '{\n  "success": true,\n  "data": [],\n  "status": 200\n}',
     ]);
     const prettyError = await request(app).get('/api/v1/agents/x?pretty=true').set('x-api-key', KEY_A);
-    expect(prettyError.text).toBe('{\n  "success": false,\n  "error": "Agent not found",\n  "status": 404\n}');
+    expect(prettyError.text).toBe(
+      '{\n  "success": false,\n  "error": "Agent not found",\n  "code": "not_found",\n  "status": 404\n}',
+    );
   });
 
   test('no X-Powered-By even when the host app keeps it on; a request id on every response', async () => {
@@ -524,7 +557,7 @@ describe('changing, deleting and paging agents', () => {
     const foreign = await request(app).delete('/api/v1/agents/agent_1').set('x-api-key', KEY_B);
     expect([foreign.status, foreign.body]).toStrictEqual([
       404,
-      { success: false, error: 'Agent not found', status: 404 },
+      { success: false, error: 'Agent not found', code: 'not_found', status: 404 },
     ]);
     const del = await key(request(app).delete('/api/v1/agents/agent_1'));
     expect([del.status, del.body]).toStrictEqual([
@@ -582,6 +615,7 @@ describe('scopes', () => {
     const forbidden = (scope: string) => ({
       success: false,
       error: `This API key lacks the ${scope} scope`,
+      code: 'forbidden',
       status: 403,
     });
     const as = (key: string) => ({
@@ -625,7 +659,7 @@ describe('hardening', () => {
       .send({ ...agentBody, extra: deep(100) });
     expect([tooDeep.status, tooDeep.body]).toStrictEqual([
       400,
-      { success: false, error: 'The JSON body is nested more than 64 levels deep', status: 400 },
+      { success: false, error: 'The JSON body is nested more than 64 levels deep', code: 'invalid_json', status: 400 },
     ]);
     expect(
       (

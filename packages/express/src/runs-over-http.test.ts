@@ -143,24 +143,27 @@ async function events(res: Response): Promise<{ event: string; data: any }[]> {
 
 describe('provider faults through HTTP', () => {
   test.each([
-    ['fail', 502, 'The model provider failed to answer', undefined],
-    ['reset', 502, 'The model provider failed to answer', undefined],
-    ['nonsense', 502, 'The model provider failed to answer', undefined],
-    ['bad key', 502, 'The model provider failed to answer', undefined],
-    ['rate limit', 503, 'The model provider is rate limiting this server; retry later', '12'],
-    ['hang', 504, 'The model provider did not answer in time', undefined],
-  ])('"%s" answers %i with a generic message; the session is as it was', async (input, status, error, retryAfter) => {
-    const id = await agent();
-    await call('POST', `/agents/${id}/run`, { input: 'hello', session_id: 's' });
-    const res = await call('POST', `/agents/${id}/run`, { input, session_id: 's' });
-    expect([res.status, res.body, res.headers.get('retry-after') ?? undefined]).toStrictEqual([
-      status,
-      { success: false, error, status },
-      retryAfter,
-    ]);
-    expect(await history(id, 's')).toStrictEqual(['hello', 'Reply to: hello']);
-    expect(logged.map((l) => [l.message, l.fields.status])).toStrictEqual([[error, status]]);
-  });
+    ['fail', 502, 'The model provider failed to answer', 'provider_error', undefined],
+    ['reset', 502, 'The model provider failed to answer', 'provider_error', undefined],
+    ['nonsense', 502, 'The model provider failed to answer', 'provider_error', undefined],
+    ['bad key', 502, 'The model provider failed to answer', 'provider_error', undefined],
+    ['rate limit', 503, 'The model provider is rate limiting this server; retry later', 'provider_rate_limited', '12'],
+    ['hang', 504, 'The model provider did not answer in time', 'provider_timeout', undefined],
+  ])(
+    '"%s" answers %i with a generic message; the session is as it was',
+    async (input, status, error, code, retryAfter) => {
+      const id = await agent();
+      await call('POST', `/agents/${id}/run`, { input: 'hello', session_id: 's' });
+      const res = await call('POST', `/agents/${id}/run`, { input, session_id: 's' });
+      expect([res.status, res.body, res.headers.get('retry-after') ?? undefined]).toStrictEqual([
+        status,
+        { success: false, error, code, status },
+        retryAfter,
+      ]);
+      expect(await history(id, 's')).toStrictEqual(['hello', 'Reply to: hello']);
+      expect(logged.map((l) => [l.message, l.fields.status])).toStrictEqual([[error, status]]);
+    },
+  );
 });
 
 describe('what a provider failure logs', () => {
@@ -192,7 +195,7 @@ describe('what a provider failure logs', () => {
     const res = await call('POST', `/agents/${id}/run`, { input: 'bad key', session_id: 's' });
     expect([res.status, res.body]).toStrictEqual([
       502,
-      { success: false, error: 'The model provider failed to answer', status: 502 },
+      { success: false, error: 'The model provider failed to answer', code: 'provider_error', status: 502 },
     ]);
     expect(logged).toStrictEqual([refusedLine(res.headers.get('x-request-id'), id)]);
     for (const secret of [ECHOED_KEY, PROVIDER_KEY, KEY, 'Be brief.', 'invalid_request_error'])
@@ -207,7 +210,10 @@ describe('what a provider failure logs', () => {
       body: JSON.stringify({ input: 'bad key', stream: true }),
     });
     expect(await events(res)).toStrictEqual([
-      { event: 'error', data: { success: false, error: 'The model provider failed to answer', status: 502 } },
+      {
+        event: 'error',
+        data: { success: false, error: 'The model provider failed to answer', code: 'provider_error', status: 502 },
+      },
     ]);
     expect(logged).toStrictEqual([refusedLine(res.headers.get('x-request-id'), id)]);
     for (const secret of [ECHOED_KEY, PROVIDER_KEY, KEY, 'Be brief.', 'invalid_request_error'])
@@ -315,7 +321,10 @@ describe('streaming through HTTP', () => {
     });
     expect(res.status).toBe(200);
     expect(await events(res)).toStrictEqual([
-      { event: 'error', data: { success: false, error: 'The model provider failed to answer', status: 502 } },
+      {
+        event: 'error',
+        data: { success: false, error: 'The model provider failed to answer', code: 'provider_error', status: 502 },
+      },
     ]);
     expect(await history(id, 's')).toStrictEqual([]);
   });
@@ -325,7 +334,7 @@ describe('streaming through HTTP', () => {
     expect([res.status, res.headers.get('content-type'), res.body]).toStrictEqual([
       404,
       'application/json; charset=utf-8',
-      { success: false, error: 'Agent not found', status: 404 },
+      { success: false, error: 'Agent not found', code: 'not_found', status: 404 },
     ]);
   });
 
@@ -360,7 +369,12 @@ describe('streaming through HTTP', () => {
   });
 });
 
-const PROVIDER_FAILED = { success: false, error: 'The model provider failed to answer', status: 502 };
+const PROVIDER_FAILED = {
+  success: false,
+  error: 'The model provider failed to answer',
+  code: 'provider_error',
+  status: 502,
+};
 
 describe.each(['chat', 'responses'] as const)(
   'provider answers that are not what was asked for, over the %s API',
@@ -520,7 +534,7 @@ describe('sessions through HTTP', () => {
     });
     expect(await call('GET', `/agents/${id}/sessions/a`)).toMatchObject({
       status: 404,
-      body: { success: false, error: 'Session not found', status: 404 },
+      body: { success: false, error: 'Session not found', code: 'not_found', status: 404 },
     });
     expect(await call('GET', `/agents/${id}/sessions?limit=abc`)).toMatchObject({
       status: 400,

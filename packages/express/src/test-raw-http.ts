@@ -1,5 +1,6 @@
-// Test support (not shipped): raw HTTP over a socket, for requests no HTTP client would send.
+// Raw HTTP over a socket, for requests no HTTP client would send; shipped as `@agenthost/express/test`.
 import { connect } from 'node:net';
+import { codeForStatus, type HttpErrorCode } from './error-codes.js';
 
 /** What a raw exchange brought back: every byte the server sent before the connection closed. */
 export interface RawExchange {
@@ -64,14 +65,18 @@ export function parseResponse(raw: string): RawResponse {
   }
 }
 
-/** The whole raw response an envelope refusal of `status` is (see `answerClientErrors`). */
+/**
+ * The whole raw response an envelope refusal of `status` is (see `answerClientErrors`); its `code` is
+ * the one the status stands for unless given.
+ */
 export function envelopeResponse(
   status: number,
   reason: string,
   error: string,
   extraHeaders: Record<string, string> = {},
+  code: HttpErrorCode = codeForStatus(status),
 ): RawResponse {
-  const body = { success: false, error, status };
+  const body = { success: false, error, code, status };
   return {
     statusLine: `HTTP/1.1 ${status} ${reason}`,
     headers: {

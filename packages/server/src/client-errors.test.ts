@@ -100,7 +100,7 @@ test('a request refused before its body arrived gets that one answer, and no 408
   const { port, listAgents } = await start();
   const unauthorized = post(`Content-Length: ${CREATE.length}\r\n`).replace(KEY, 'not-a-key-0123456789abcdef');
   const { received } = await exchange(port, [unauthorized + CREATE.slice(0, 10)]);
-  const body = { success: false, error: 'Invalid API key provided', status: 401 };
+  const body = { success: false, error: 'Invalid API key provided', code: 'unauthenticated', status: 401 };
   expect(parseResponse(received)).toStrictEqual({
     statusLine: 'HTTP/1.1 401 Unauthorized',
     headers: {

@@ -21,6 +21,7 @@ test('a client that sends its headers too slowly is cut off with a 408 envelope'
   const body = {
     success: false,
     error: 'The request did not arrive in time: headers are allowed 1000 ms, the whole request 30000 ms',
+    code: 'request_timeout',
     status: 408,
   };
   expect(parseResponse(answer)).toStrictEqual({

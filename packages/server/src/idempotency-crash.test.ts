@@ -58,6 +58,7 @@ test('the claim of a server killed mid-run lapses within seconds; meanwhile a re
     body: {
       success: false,
       error: 'A request with this Idempotency-Key is still in progress; retry later',
+      code: 'conflict',
       status: 409,
     },
   });

@@ -49,7 +49,7 @@ describe('API keys issued with the CLI', () => {
       await api(server.url, reader.key, 'POST', '/agents', { name: 'B', instruction: 'I', model: 'echo' }),
     ).toStrictEqual({
       status: 403,
-      body: { success: false, error: 'This API key lacks the agents:write scope', status: 403 },
+      body: { success: false, error: 'This API key lacks the agents:write scope', code: 'forbidden', status: 403 },
     });
     expect(
       (await api(server.url, reader.key, 'POST', `/agents/${made.body.data.agent_id}/run`, { input: 'hi' })).status,

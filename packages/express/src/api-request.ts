@@ -1,0 +1,22 @@
+import type { Request, Response } from 'express';
+import type { ApiRequest } from './handlers.js';
+import { state } from './request-state.js';
+
+/** The request as the framework-neutral handlers see it; aborted when the client goes away. */
+export function apiRequest(req: Request, res: Response): ApiRequest {
+  const aborted = new AbortController();
+  res.on('close', () => {
+    if (res.writableFinished) return;
+    state(res).clientGone = true;
+    aborted.abort(new Error('The client closed the connection'));
+  });
+  return {
+    accountId: state(res).accountId!,
+    params: req.params as Record<string, string>,
+    query: req.query as Record<string, unknown>,
+    body: req.body ?? {},
+    baseUrl: req.baseUrl,
+    ...(req.get('idempotency-key') !== undefined && { idempotencyKey: req.get('idempotency-key')! }),
+    signal: aborted.signal,
+  };
+}

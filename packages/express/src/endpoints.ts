@@ -1,0 +1,63 @@
+import type { AgentService } from '@agenthost/core';
+import type { RequestHandler } from 'express';
+import { apiRequest } from './api-request.js';
+import type { ServerErrorLog } from './error-handler.js';
+import { type ApiHandler, createHandlers } from './handlers.js';
+import { type IdempotencyOptions, idempotent } from './idempotency.js';
+import { openApiDocument } from './openapi.js';
+import { JSON_TYPE, keepLog, send } from './request-state.js';
+import type { RouteDefinition, RouteHandlerName } from './routes.js';
+import { runEndpoint } from './run-endpoint.js';
+
+/** Options of {@link endpoints}. */
+export interface EndpointOptions {
+  bodyLimit: string | number;
+  idempotency?: IdempotencyOptions;
+  logContent?: boolean;
+  logServerError: ServerErrorLog;
+}
+
+/** The API's own description, served as it is (not in an envelope): it is public, like any published reference. */
+function documentEndpoint(): RequestHandler {
+  const document = openApiDocument();
+  return function agentHostOpenApi(req, res) {
+    res
+      .status(200)
+      .set('Content-Type', JSON_TYPE)
+      .send(JSON.stringify(document, null, req.query?.pretty === 'true' ? 2 : undefined));
+  };
+}
+
+/**
+ * The Express endpoint of each route of `routes`: its handler over `service`, kept under
+ * `Idempotency-Key` when the route says so, the run's streaming when it streams.
+ */
+export function endpoints(
+  service: AgentService,
+  routes: readonly RouteDefinition[],
+  options: EndpointOptions,
+): Map<RouteDefinition, RequestHandler> {
+  const handlers: Record<Exclude<RouteHandlerName, 'openApiDocument'>, ApiHandler> = createHandlers(service);
+  const once = { ...options.idempotency, bodyLimit: options.bodyLimit };
+  const made = new Map<RouteDefinition, RequestHandler>();
+  for (const route of routes) {
+    if (route.handler === 'openApiDocument') {
+      made.set(route, documentEndpoint());
+      continue;
+    }
+    const handler = route.idempotency
+      ? idempotent(route.idempotency, handlers[route.handler], once)
+      : handlers[route.handler];
+    made.set(
+      route,
+      route.streams
+        ? runEndpoint(service, handler, options)
+        : async function agentHostHandler(req, res) {
+            const response = await handler(apiRequest(req, res));
+            keepLog(res, response.log, options.logContent);
+            send(req, res, response);
+          },
+    );
+  }
+  return made;
+}

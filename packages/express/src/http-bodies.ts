@@ -1,0 +1,76 @@
+import {
+  type AgentService,
+  createAgentInputSchema,
+  type FieldIssues,
+  InvalidInputError,
+  runAgentInputSchema,
+  updateAgentInputSchema,
+} from '@agenthost/core';
+import { z } from 'zod';
+
+/**
+ * Request bodies as HTTP clients send them: core's input schemas and the fields only the transport
+ * reads. The service never sees those fields: {@link runInput} and {@link updateInput} take them off.
+ */
+
+/** The request bodies, each under the name it has in the OpenAPI document's `components.schemas`. */
+export const requestComponents = z.registry<{ id: string }>();
+
+/** `POST /agents`: core's input as it is. */
+export const createAgentBodySchema = createAgentInputSchema;
+
+/** `PATCH` and `PUT /agents/{agentId}`: core's changes, which clients sending a whole record put inside `config`. */
+export const updateAgentBodySchema = updateAgentInputSchema.extend({ config: updateAgentInputSchema.optional() });
+
+/** `POST /agents/{agentId}/run`: core's run input and `stream`, which asks for server-sent events. */
+export const runAgentBodySchema = runAgentInputSchema.in.safeExtend({
+  stream: z.boolean({ error: 'stream must be true or false' }).nullish(),
+});
+
+requestComponents.add(createAgentBodySchema, { id: 'CreateAgentInput' });
+requestComponents.add(updateAgentBodySchema, { id: 'UpdateAgentInput' });
+requestComponents.add(runAgentBodySchema, { id: 'RunAgentInput' });
+
+const isObject = (value: unknown): value is Record<string, unknown> =>
+  value !== null && typeof value === 'object' && !Array.isArray(value);
+
+/**
+ * A PATCH or PUT body as the service takes it: the fields of a `config` object, then the top-level
+ * fields over them; a body whose `config` is not an object is passed as it came.
+ */
+export function updateInput(body: unknown): unknown {
+  if (!isObject(body)) return body;
+  const { config: nested, ...top } = body;
+  return isObject(nested) ? { ...nested, ...top } : body;
+}
+
+/** The first issue of each top-level field, as core reports input errors. */
+function issuesOf(error: z.ZodError): FieldIssues {
+  const details: FieldIssues = {};
+  for (const issue of error.issues) {
+    const path = issue.path.map((p) => (typeof p === 'symbol' ? String(p) : p));
+    details[path.length > 0 ? String(path[0]) : 'request'] ??= { message: issue.message, path };
+  }
+  return details;
+}
+
+/**
+ * A run body as the service takes it: without `stream`. A `stream` that is not a boolean is a 400
+ * with every issue of the body, as for any other field; the agent is looked up first, so an unknown
+ * agent is a 404 whatever the body.
+ */
+export async function runInput(
+  service: AgentService,
+  accountId: string,
+  agentId: string,
+  body: unknown,
+): Promise<unknown> {
+  if (!isObject(body)) return body;
+  const { stream, ...rest } = body;
+  if (stream !== undefined && stream !== null && typeof stream !== 'boolean') {
+    await service.getAgent(accountId, agentId);
+    const result = runAgentBodySchema.safeParse(body);
+    if (!result.success) throw new InvalidInputError({ details: issuesOf(result.error), cause: result.error });
+  }
+  return rest;
+}

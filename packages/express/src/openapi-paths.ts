@@ -1,0 +1,103 @@
+import { requestComponents } from './http-bodies.js';
+import { ERROR_RESPONSE_BY_STATUS, ref } from './openapi-components.js';
+import { responseComponents, streamEventSchemas } from './response-schemas.js';
+import { type RouteDefinition, type RouteParameter, routesByPath } from './routes.js';
+
+type Json = Record<string, unknown>;
+
+const STREAM_DESCRIPTION = `With \`"stream": true\` in the body, or \`Accept: text/event-stream\`, the run answers 200 with server-sent events. Each event's \`data\` is one JSON object:
+
+| event | data |
+|---|---|
+| \`text-delta\` | \`{delta}\`: the next piece of the answer (not sent for \`json_mode\`/\`json_format\` runs) |
+| \`tool-call\` | \`{tool_call_id, tool_name, input}\` |
+| \`tool-result\` | \`{tool_call_id, tool_name, output}\` |
+| \`tool-error\` | \`{tool_call_id, tool_name, error}\`: the tool failed; the model is told and goes on |
+| \`done\` | exactly the \`data\` of a JSON answer: \`{output, session_id, metadata}\` |
+| \`error\` | the error envelope, e.g. \`{"success": false, "error": "...", "code": "provider_error", "status": 502}\` |
+
+Exactly one \`done\` or \`error\` ends every stream. A comment line (\`: keep-alive\`) is sent every 15 s on a quiet stream. Failures found before the stream starts (400, 401, 403, 404, 409, 413, 415) are plain JSON answers with their status. If the client disconnects, the model call is aborted and nothing is stored.`;
+
+const STREAM_CONTENT = {
+  schema: {
+    type: 'string',
+    description: 'Server-sent events: `event: <name>` and `data: <one JSON object>` lines, a blank line after each',
+  },
+  example:
+    'event: text-delta\ndata: {"delta":"Hel"}\n\nevent: done\ndata: {"output":"Hello","session_id":"ses_1","metadata":{"model":"echo","tool_used":null,"tokens":{"prompt":3,"completion":1,"total":4},"omitted_messages":0}}\n\n',
+  // The data schema of each event, by event name.
+  'x-agenthost-events': Object.fromEntries(
+    Object.entries(streamEventSchemas).map(([event, schema]) => [
+      event,
+      ref('schemas', responseComponents.get(schema)!.id),
+    ]),
+  ),
+};
+
+/** The schema of the document itself, as its one public route answers it. */
+const DOCUMENT_SCHEMA = {
+  type: 'object',
+  properties: {
+    openapi: { type: 'string', pattern: '^3\\.1\\.\\d+$' },
+    info: { type: 'object' },
+    paths: { type: 'object' },
+  },
+  required: ['openapi', 'info', 'paths'],
+};
+
+const parameter = (p: RouteParameter) => (typeof p === 'string' ? ref('parameters', p) : p);
+
+function successResponse(route: RouteDefinition): Json {
+  const headers = Object.fromEntries(Object.entries(route.headers ?? {}).map(([name, c]) => [name, ref('headers', c)]));
+  const json = {
+    schema: route.response ? ref('schemas', responseComponents.get(route.response)!.id) : DOCUMENT_SCHEMA,
+  };
+  return {
+    description: route.answers,
+    headers: { 'x-request-id': ref('headers', 'XRequestId'), ...headers },
+    content: { 'application/json': json, ...(route.streams && { 'text/event-stream': STREAM_CONTENT }) },
+  };
+}
+
+function operation(route: RouteDefinition): Json {
+  const description = route.streams ? `${route.description}\n\n${STREAM_DESCRIPTION}` : route.description;
+  const errors = route.statuses
+    .filter((status) => status >= 400)
+    .map((status) => [String(status), ref('responses', ERROR_RESPONSE_BY_STATUS[status]!)]);
+  return {
+    operationId: route.operationId,
+    tags: [route.tag],
+    summary: route.summary,
+    ...(description !== undefined && { description }),
+    security: route.scope ? [{ ApiKey: [route.scope] }] : [],
+    ...(route.parameters && { parameters: route.parameters.map(parameter) }),
+    ...(route.request && {
+      requestBody: {
+        required: true,
+        content: { 'application/json': { schema: ref('schemas', requestComponents.get(route.request)!.id) } },
+      },
+    }),
+    responses: { '200': successResponse(route), ...Object.fromEntries(errors) },
+  };
+}
+
+/** The parameters every operation of a path takes: its path parameters, then `pretty` and `x-request-id`. */
+function pathParameters(path: string): Json[] {
+  const named = [...path.matchAll(/\{(\w+)\}/g)].map(([, name]) =>
+    ref('parameters', name![0]!.toUpperCase() + name!.slice(1)),
+  );
+  return [...named, ref('parameters', 'Pretty'), ref('parameters', 'RequestId')];
+}
+
+/** The document's `paths`, one operation per route of the table; the public route takes its parameters alone. */
+export function pathsOf(routes: readonly RouteDefinition[]): Json {
+  return Object.fromEntries(
+    [...routesByPath(routes)].map(([path, operations]) => [
+      path,
+      {
+        ...(operations.some((route) => route.scope !== null) && { parameters: pathParameters(path) }),
+        ...Object.fromEntries(operations.map((route) => [route.method, operation(route)])),
+      },
+    ]),
+  );
+}

@@ -1,0 +1,314 @@
+import type { ApiKeyScope } from '@agenthost/core';
+import type { z } from 'zod';
+import { createAgentBodySchema, runAgentBodySchema, updateAgentBodySchema } from './http-bodies.js';
+import {
+  agentCreatedResponseSchema,
+  agentDeletedResponseSchema,
+  agentListResponseSchema,
+  agentResponseSchema,
+  modelListResponseSchema,
+  runResponseSchema,
+  sessionDeletedResponseSchema,
+  sessionListResponseSchema,
+  sessionResponseSchema,
+  toolListResponseSchema,
+} from './response-schemas.js';
+
+/** The methods routes are declared with; every `get` answers `HEAD` too. */
+export type RouteMethod = 'get' | 'post' | 'patch' | 'put' | 'delete';
+
+/** What answers a route: one of `createHandlers`' operations, or the API's own description. */
+export type RouteHandlerName =
+  | 'createAgent'
+  | 'listAgents'
+  | 'getAgent'
+  | 'updateAgent'
+  | 'deleteAgent'
+  | 'runAgent'
+  | 'listSessions'
+  | 'getSession'
+  | 'deleteSession'
+  | 'listModels'
+  | 'listTools'
+  | 'openApiDocument';
+
+/** An OpenAPI parameter: the name of one of the document's `components.parameters`, or the parameter itself. */
+export type RouteParameter = string | Record<string, unknown>;
+
+/** One operation of the HTTP API, declared once: the router, its scope checks and 405s, and the OpenAPI document all read it. */
+export interface RouteDefinition {
+  method: RouteMethod;
+  /** The path under the mount point, as an OpenAPI template (`/agents/{agentId}`). */
+  path: string;
+  operationId: string;
+  /** The scope a key needs; `null` for the one public route, answered before authentication. */
+  scope: ApiKeyScope | null;
+  handler: RouteHandlerName;
+  /** Kept under `Idempotency-Key` under this name (the name is part of the stored claim: never change it). */
+  idempotency?: 'create' | 'run';
+  /** Answers with server-sent events when the body's `stream` is true or the client accepts only them. */
+  streams?: boolean;
+  /** The request body's schema (named in `requestComponents`). */
+  request?: z.ZodType;
+  /** The success answer's schema (named in `responseComponents`); none for the document itself. */
+  response?: z.ZodType;
+  /** Every status the operation may answer, successes and errors. */
+  statuses: readonly number[];
+  tag: 'Agents' | 'Runs' | 'Sessions' | 'Discovery' | 'Meta';
+  summary: string;
+  description?: string;
+  /** What the success answer is, for the document. */
+  answers: string;
+  /** Operation parameters besides the path's own and the common ones. */
+  parameters?: readonly RouteParameter[];
+  /** Headers of the success answer besides `x-request-id`, by name of the document's `components.headers`. */
+  headers?: Readonly<Record<string, string>>;
+}
+
+/** What every operation behind the key check may answer; a body, on any method, is checked too. */
+const GUARDED = [200, 400, 401, 403, 413, 415, 429, 500, 503];
+const guarded = (...more: number[]) => [...new Set([...GUARDED, ...more])].sort((a, b) => a - b);
+
+const limit = (defaultValue: number, description = `Page size, 1 to 100 (default ${defaultValue})`) => ({
+  name: 'limit',
+  in: 'query',
+  required: false,
+  description,
+  schema: { type: 'integer', minimum: 1, maximum: 100, default: defaultValue },
+});
+
+/** PATCH and PUT of an agent: the same operation under two methods. */
+const CHANGE_AGENT = {
+  path: '/agents/{agentId}',
+  scope: 'agents:write',
+  handler: 'updateAgent',
+  request: updateAgentBodySchema,
+  response: agentResponseSchema,
+  statuses: guarded(404, 409),
+  tag: 'Agents',
+  answers: 'The changed agent.',
+} as const;
+
+/** Every operation of the HTTP API (docs/http-api.md), in the order the document lists them. */
+export const ROUTES: readonly RouteDefinition[] = Object.freeze<RouteDefinition[]>([
+  {
+    method: 'post',
+    path: '/agents',
+    operationId: 'createAgent',
+    scope: 'agents:write',
+    handler: 'createAgent',
+    idempotency: 'create',
+    request: createAgentBodySchema,
+    response: agentCreatedResponseSchema,
+    statuses: guarded(409, 422),
+    tag: 'Agents',
+    summary: 'Create an agent',
+    answers: "The new agent's id and creation time.",
+    parameters: ['IdempotencyKey'],
+    headers: { 'Idempotent-Replayed': 'IdempotentReplayed' },
+  },
+  {
+    method: 'get',
+    path: '/agents',
+    operationId: 'listAgents',
+    scope: 'agents:read',
+    handler: 'listAgents',
+    response: agentListResponseSchema,
+    statuses: guarded(),
+    tag: 'Agents',
+    summary: 'List agents',
+    description:
+      'Without paging parameters, every agent of the account, oldest first. With any of `limit`, `after` or `order`, one page: the `X-Next-Cursor` and `Link` headers point to the next page and are absent on the last.',
+    answers: 'The agents.',
+    parameters: [
+      limit(20, 'Page size, 1 to 100 (default 20 when paging)'),
+      {
+        name: 'after',
+        in: 'query',
+        required: false,
+        description: 'The `X-Next-Cursor` of the previous page',
+        schema: { type: 'string' },
+      },
+      {
+        name: 'order',
+        in: 'query',
+        required: false,
+        description: '`asc`: oldest first (default); `desc`: newest first',
+        schema: { type: 'string', enum: ['asc', 'desc'], default: 'asc' },
+      },
+    ],
+    headers: { 'X-Next-Cursor': 'XNextCursor', Link: 'Link' },
+  },
+  {
+    method: 'get',
+    path: '/agents/{agentId}',
+    operationId: 'getAgent',
+    scope: 'agents:read',
+    handler: 'getAgent',
+    response: agentResponseSchema,
+    statuses: guarded(404),
+    tag: 'Agents',
+    summary: 'Get an agent',
+    answers: 'The agent.',
+  },
+  {
+    ...CHANGE_AGENT,
+    method: 'patch',
+    operationId: 'updateAgent',
+    summary: 'Change an agent',
+    description:
+      'Changes the fields given; the others keep their value. Concurrent changes of one agent take turns, so none is lost. `updated_at` moves, `created_at` stays.',
+  },
+  {
+    ...CHANGE_AGENT,
+    method: 'put',
+    operationId: 'putAgent',
+    summary: 'Change an agent (PUT)',
+    description:
+      'The same as PATCH: fields not given keep their value. Clients that send a whole record may send the fields inside `config`.',
+  },
+  {
+    method: 'delete',
+    path: '/agents/{agentId}',
+    operationId: 'deleteAgent',
+    scope: 'agents:write',
+    handler: 'deleteAgent',
+    response: agentDeletedResponseSchema,
+    statuses: guarded(404),
+    tag: 'Agents',
+    summary: 'Delete an agent',
+    description: 'Deletes the agent and all of its sessions; a second delete is 404.',
+    answers: 'The agent was deleted.',
+  },
+  {
+    method: 'post',
+    path: '/agents/{agentId}/run',
+    operationId: 'runAgent',
+    scope: 'agents:run',
+    handler: 'runAgent',
+    idempotency: 'run',
+    streams: true,
+    request: runAgentBodySchema,
+    response: runResponseSchema,
+    statuses: guarded(404, 409, 422, 502, 504),
+    tag: 'Runs',
+    summary: 'Run an agent',
+    description:
+      "The model sees the agent's instruction, the session's earlier turns (as many of the newest as fit its context budget), then the input. The turn is stored only when the model call succeeded. Runs of one session take turns; past the wait bound a run gets 409.",
+    answers:
+      "The run's output, session and metadata; or, when streamed, server-sent events ending in `done` or `error`.",
+    parameters: [
+      'IdempotencyKey',
+      {
+        name: 'Accept',
+        in: 'header',
+        required: false,
+        description: '`text/event-stream` streams the run, like `"stream": true`',
+        schema: { type: 'string' },
+      },
+    ],
+    headers: { 'Idempotent-Replayed': 'IdempotentReplayed' },
+  },
+  {
+    method: 'get',
+    path: '/models',
+    operationId: 'listModels',
+    scope: 'agents:read',
+    handler: 'listModels',
+    response: modelListResponseSchema,
+    statuses: guarded(),
+    tag: 'Discovery',
+    summary: 'List the models agents may use',
+    description:
+      "Every model this server offers, by the name an agent's `model` takes (`provider/model`; a bare model id also works when one provider offers it), with its provider, and its context window and list price where the model catalog knows them.",
+    answers: 'The offered models.',
+  },
+  {
+    method: 'get',
+    path: '/tools',
+    operationId: 'listTools',
+    scope: 'agents:read',
+    handler: 'listTools',
+    response: toolListResponseSchema,
+    statuses: guarded(),
+    tag: 'Discovery',
+    summary: 'List the tool integrations agents may use',
+    description: "Every tool integration this server offers, by the name an agent's `tool` takes, with what it does.",
+    answers: 'The offered tool integrations.',
+  },
+  {
+    method: 'get',
+    path: '/agents/{agentId}/sessions',
+    operationId: 'listSessions',
+    scope: 'agents:read',
+    handler: 'listSessions',
+    response: sessionListResponseSchema,
+    statuses: guarded(404),
+    tag: 'Sessions',
+    summary: "List an agent's sessions",
+    description: "The caller's sessions of the agent, newest (first stored) first, one page at a time.",
+    answers: 'One page of sessions.',
+    parameters: [limit(20), 'Cursor'],
+  },
+  {
+    method: 'get',
+    path: '/agents/{agentId}/sessions/{sessionId}',
+    operationId: 'getSession',
+    scope: 'agents:read',
+    handler: 'getSession',
+    response: sessionResponseSchema,
+    statuses: guarded(404),
+    tag: 'Sessions',
+    summary: 'Get a session and its messages',
+    description: 'The session with one page of its messages, oldest first. An unknown session is 404.',
+    answers: 'The session with one page of messages.',
+    parameters: [limit(100), 'Cursor'],
+  },
+  {
+    method: 'delete',
+    path: '/agents/{agentId}/sessions/{sessionId}',
+    operationId: 'deleteSession',
+    scope: 'agents:write',
+    handler: 'deleteSession',
+    response: sessionDeletedResponseSchema,
+    statuses: guarded(404, 409),
+    tag: 'Sessions',
+    summary: 'Delete a session',
+    description:
+      'Deletes the session and its messages, waiting (like a run) for a run of it in progress; a second delete is 404. Running with that `session_id` again starts a new conversation.',
+    answers: 'The session was deleted.',
+  },
+  {
+    method: 'get',
+    path: '/openapi.json',
+    operationId: 'getOpenApiDocument',
+    scope: null,
+    handler: 'openApiDocument',
+    statuses: [200],
+    tag: 'Meta',
+    summary: 'This document',
+    description: 'The OpenAPI 3.1 document of this API. Needs no API key. Other methods answer 405.',
+    answers: 'The OpenAPI document.',
+    parameters: ['Pretty'],
+  },
+]);
+
+/** A route's path as Express writes it: `/agents/:agentId`. */
+export function expressPath(path: string): string {
+  return path.replace(/\{(\w+)\}/g, ':$1');
+}
+
+/** The routes by path, in table order: what the router registers one `route()` for. */
+export function routesByPath(routes: readonly RouteDefinition[] = ROUTES): Map<string, RouteDefinition[]> {
+  const byPath = new Map<string, RouteDefinition[]>();
+  for (const route of routes) byPath.set(route.path, [...(byPath.get(route.path) ?? []), route]);
+  return byPath;
+}
+
+const METHOD_ORDER = ['GET', 'HEAD', 'POST', 'PATCH', 'PUT', 'DELETE'];
+
+/** The `Allow` header of a path's routes: their methods, `HEAD` with `GET`, in one fixed order. */
+export function allowOf(routes: readonly RouteDefinition[]): string {
+  const methods = routes.flatMap(({ method }) => (method === 'get' ? ['GET', 'HEAD'] : [method.toUpperCase()]));
+  return METHOD_ORDER.filter((method) => methods.includes(method)).join(', ');
+}
