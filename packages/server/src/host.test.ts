@@ -114,7 +114,7 @@ describe('host.router mounted in an app with its own express.json() and routes',
     const closed = host.close({ deadlineMs: 10_000 }).finally(() => (closedYet = true));
     expect(await call('GET', '/api/v1/readyz')).toStrictEqual({
       status: 503,
-      body: { success: false, error: 'Not ready: shutting down', status: 503 },
+      body: { success: false, error: 'Not ready: shutting down', code: 'not_ready', status: 503 },
     });
     expect(closedYet).toBe(false);
     release();
