@@ -62,10 +62,10 @@ export {
   type RunAgentInput,
   runAgentFieldsSchema,
   runAgentInputSchema,
-  runInput,
   SESSION_ID_PATTERN,
   type UpdateAgentInput,
   updateAgentInputSchema,
+  withRunRules,
 } from './schemas.js';
 export {
   ANSWER_CHARS_PER_TOKEN,

@@ -1,6 +1,6 @@
 import { describe, expect, test } from 'vitest';
 import { z } from 'zod';
-import { runAgentFieldsSchema, runAgentInputSchema, runInput, updateAgentInputSchema } from './schemas.js';
+import { runAgentFieldsSchema, runAgentInputSchema, updateAgentInputSchema, withRunRules } from './schemas.js';
 
 describe('run input', () => {
   test('takes only the run’s own fields: a transport’s `stream`, and anything else, is dropped', () => {
@@ -11,7 +11,7 @@ describe('run input', () => {
   });
 
   test('a transport extends the fields with its own and keeps the run’s rules', () => {
-    const http = runInput(
+    const http = withRunRules(
       runAgentFieldsSchema.extend({ stream: z.boolean({ error: 'stream must be true or false' }) }),
     );
     const parsed: { input: string; stream: boolean } = http.parse({ input_data: 'hi', stream: true });

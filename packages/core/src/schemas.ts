@@ -79,7 +79,7 @@ export type UpdateAgentInput = z.input<typeof updateAgentInputSchema>;
 
 /**
  * The fields of a run input, before the rules that join them: an object schema a transport can
- * `.extend()` with fields of its own (the HTTP adapter's `stream`) and read with {@link runInput}.
+ * `.extend()` with fields of its own (the HTTP adapter's `stream`) and read with {@link withRunRules}.
  */
 export const runAgentFieldsSchema = z.object({
   input: text('input', MAX_INPUT_LENGTH).optional(),
@@ -100,7 +100,7 @@ export const runAgentFieldsSchema = z.object({
  * A run input schema over `fields` (the run's fields, maybe with a transport's own): `input` is
  * required, and `input_data` is read as `input` when `input` is not given.
  */
-export function runInput<T extends z.ZodType<z.output<typeof runAgentFieldsSchema>>>(fields: T) {
+export function withRunRules<T extends z.ZodType<z.output<typeof runAgentFieldsSchema>>>(fields: T) {
   return fields
     .superRefine((value, ctx) => {
       if (value.input === undefined && value.input_data === undefined)
@@ -115,7 +115,7 @@ export function runInput<T extends z.ZodType<z.output<typeof runAgentFieldsSchem
  * a JSON answer; `json_format` (a JSON Schema, as an object or as its JSON text) also constrains it.
  * Unknown fields are dropped.
  */
-export const runAgentInputSchema = runInput(runAgentFieldsSchema);
+export const runAgentInputSchema = withRunRules(runAgentFieldsSchema);
 
 /** What a caller passes to `runAgent`. */
 export type RunAgentInput = z.input<typeof runAgentInputSchema>;

@@ -3,8 +3,9 @@ import {
   createAgentInputSchema,
   type FieldIssues,
   InvalidInputError,
-  runAgentInputSchema,
+  runAgentFieldsSchema,
   updateAgentInputSchema,
+  withRunRules,
 } from '@agenthost/core';
 import { z } from 'zod';
 
@@ -23,9 +24,9 @@ export const createAgentBodySchema = createAgentInputSchema;
 export const updateAgentBodySchema = updateAgentInputSchema.extend({ config: updateAgentInputSchema.optional() });
 
 /** `POST /agents/{agentId}/run`: core's run input and `stream`, which asks for server-sent events. */
-export const runAgentBodySchema = runAgentInputSchema.in.safeExtend({
-  stream: z.boolean({ error: 'stream must be true or false' }).nullish(),
-});
+export const runAgentBodySchema = withRunRules(
+  runAgentFieldsSchema.extend({ stream: z.boolean({ error: 'stream must be true or false' }).nullish() }),
+);
 
 requestComponents.add(createAgentBodySchema, { id: 'CreateAgentInput' });
 requestComponents.add(updateAgentBodySchema, { id: 'UpdateAgentInput' });
