@@ -8,19 +8,25 @@
 //
 // Exits non-zero on any violation, or when an entry point has no source to start from.
 import { spawnSync } from 'node:child_process';
-import { existsSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { publishedPackages } from './published-packages.mjs';
 
 const repository = join(import.meta.dirname, '..');
 const root = process.argv[2] ?? repository;
 
-/** Every built JavaScript file a manifest's `exports` and `bin` point at (`./dist/x.js`). */
-function builtEntries(manifest) {
+/**
+ * Every built JavaScript file a manifest's `exports` and `bin` point at (`./dist/x.js`); a committed
+ * launcher outside dist/ (`./bin/x.js`) stands for the built files it imports.
+ */
+function builtEntries(manifest, dir) {
   const found = new Set();
   const walk = (value) => {
     if (typeof value === 'string') {
       if (/^\.\/dist\/.+\.(js|cjs|mjs)$/.test(value)) found.add(value.replace(/\.(cjs|mjs)$/, '.js'));
+      else if (/^\.\/bin\/.+\.(js|cjs|mjs)$/.test(value) && existsSync(join(dir, value)))
+        for (const [, built] of readFileSync(join(dir, value), 'utf8').matchAll(/['"]\.\.\/(dist\/[^'"]+\.js)['"]/g))
+          found.add(`./${built}`);
     } else if (value && typeof value === 'object') Object.values(value).forEach(walk);
   };
   walk(manifest.exports ?? manifest.main ?? './dist/index.js');
@@ -40,7 +46,7 @@ function sourceOf(dir, built) {
 function entryPoints() {
   try {
     const entries = publishedPackages(root).flatMap(({ dir, manifest }) =>
-      builtEntries(manifest).map((built) => sourceOf(dir, built)),
+      builtEntries(manifest, dir).map((built) => sourceOf(dir, built)),
     );
     if (entries.length === 0) throw new Error(`no published package under ${root}/packages`);
     return entries;
