@@ -1,21 +1,13 @@
 import type { AgentService } from '@agenthost/core';
 import type { RequestHandler } from 'express';
 import { apiRequest } from './api-request.js';
-import type { ServerErrorLog } from './error-handler.js';
+import type { EndpointOptions } from './endpoint-options.js';
 import { type ApiHandler, createHandlers } from './handlers.js';
-import { type IdempotencyOptions, idempotent } from './idempotency.js';
+import { idempotent } from './idempotency.js';
 import { openApiDocument } from './openapi.js';
 import { JSON_TYPE, keepLog, send } from './request-state.js';
 import type { RouteDefinition, RouteHandlerName } from './routes.js';
 import { runEndpoint } from './run-endpoint.js';
-
-/** Options of {@link endpoints}. */
-export interface EndpointOptions {
-  bodyLimit: string | number;
-  idempotency?: IdempotencyOptions;
-  logContent?: boolean;
-  logServerError: ServerErrorLog;
-}
 
 /** The API's own description, served as it is (not in an envelope): it is public, like any published reference. */
 function documentEndpoint(): RequestHandler {

@@ -1,7 +1,7 @@
 import type { AgentService } from '@agenthost/core';
 import type { Request, RequestHandler, Response } from 'express';
 import { apiRequest } from './api-request.js';
-import type { EndpointOptions } from './endpoints.js';
+import type { EndpointOptions } from './endpoint-options.js';
 import { refusal } from './envelope.js';
 import { type ApiHandler, streamRun } from './handlers.js';
 import { keepLog, send } from './request-state.js';
