@@ -67,7 +67,7 @@ beforeEach(() => {
 
 const body = { name: 'Support', instruction: 'Help.', model: 'm' };
 
-describe('Idempotency-Key', () => {
+describe('Idempotency-Key: replaying a finished request', () => {
   test('a retried create returns the first response and makes no second agent', async () => {
     const server = app();
     const first = await request(server)
@@ -127,7 +127,9 @@ describe('Idempotency-Key', () => {
     ]);
     expect(calls).toStrictEqual(['one']);
   });
+});
 
+describe('Idempotency-Key: a request still running', () => {
   test('a retry while the first request still runs is 409; the model runs once', async () => {
     const server = app();
     await request(server).post('/api/v1/agents').set('x-api-key', KEY_A).send(body);
@@ -173,7 +175,9 @@ describe('Idempotency-Key', () => {
     expect((await first).status).toBe(200);
     expect(calls).toStrictEqual(['long']);
   });
+});
 
+describe('Idempotency-Key: claims that lapse or stay locked', () => {
   test('a claim nobody renews (its server died) lapses after one lease, and the retry runs', async () => {
     const server = app({ inFlightTtlMs: 200 });
     await request(server).post('/api/v1/agents').set('x-api-key', KEY_A).send(body);
@@ -221,7 +225,9 @@ describe('Idempotency-Key', () => {
     ]);
     expect(await store.listAgents('alpha')).toStrictEqual([]);
   });
+});
 
+describe('Idempotency-Key: failed runs, key scope and bad keys', () => {
   test('a failed run is not kept: the retry runs again', async () => {
     const server = app();
     await request(server).post('/api/v1/agents').set('x-api-key', KEY_A).send(body);

@@ -416,367 +416,386 @@ const tokens = (text: string) => 3 + countEchoTokens(text);
 // ---------------------------------------------------------------------------------------------
 // One step: predict, send, compare, then apply the change to the model
 
-async function step(
-  model: Model,
-  call: ReturnType<typeof makeApp>['call'],
-  o: Op,
-  missingCounter: { n: number },
-): Promise<string | undefined> {
-  /** The same request with an id nobody ever had: it must be answered byte for byte like a foreign one. */
-  const sameAsMissing = async (reply: Reply, send: (agentId: string) => Promise<Reply>) => {
-    const missing = await send(`missing_${++missingCounter.n}`);
-    expect({ status: missing.status, type: missing.contentType, text: missing.text }).toStrictEqual({
-      status: reply.status,
-      type: reply.contentType,
-      text: reply.text,
-    });
-  };
+type Call = ReturnType<typeof makeApp>['call'];
+type Send = (agentId: string) => Promise<Reply>;
+type OpOf<T extends Op['type']> = Extract<Op, { type: T }>;
 
-  switch (o.type) {
-    case 'create': {
-      const reply = await call(o.account, 'POST', '/agents', o.body);
-      if (!o.valid) {
-        const b = o.body;
-        const expected =
-          b.instruction === undefined
-            ? invalid(issue('instruction', 'instruction is required'))
-            : typeof b.name === 'string' && b.name.trim() === ''
-              ? invalid(issue('name', 'name must not be blank'))
-              : b.model === 'gpt-9'
-                ? invalid(
-                    issue(
-                      'model',
-                      'Unsupported model "gpt-9". Name a model as provider/model; offered: agenthost: echo',
-                    ),
-                  )
-                : invalid(
-                    issue('tool', 'Unknown tool "calculator". This server offers no tools'),
-                    'Unknown tool "calculator". This server offers no tools',
-                  );
-        expectReply(reply, 400, expected);
-        return undefined;
-      }
-      const body = o.body as AgentFields;
-      const agentId = model.nextAgentId();
-      const now = model.now();
-      const name = body.name!.trim();
-      const record: AgentRecord = {
-        agent_id: agentId,
-        name,
-        config: {
-          agent_id: agentId,
-          name,
-          instruction: body.instruction!,
-          model: 'echo',
-          tool: null,
-          component: body.component?.trim() ?? 'Chat',
-        },
-        created_at: now,
-        updated_at: now,
-      };
-      expectReply(reply, 200, ok({ agent_id: agentId, created_at: now }));
-      model.agents.push({ owner: o.account, record, live: true, sessions: [] });
-      return agentId;
-    }
+interface StepContext {
+  model: Model;
+  call: Call;
+  missingCounter: { n: number };
+}
 
-    case 'get': {
-      const agentId = model.resolveAgent(o.account, o.target);
-      const send = (id: string) => call(o.account, 'GET', `/agents/${enc(id)}`);
-      const reply = await send(agentId);
-      const agent = model.visible(o.account, agentId);
-      if (agent) expectReply(reply, 200, ok(agent.record));
-      else {
-        expectReply(reply, 404, NOT_FOUND);
-        await sameAsMissing(reply, send);
-      }
-      return undefined;
-    }
+/** The same request with an id nobody ever had: it must be answered byte for byte like a foreign one. */
+async function sameAsMissing(ctx: StepContext, reply: Reply, send: Send): Promise<void> {
+  const missing = await send(`missing_${++ctx.missingCounter.n}`);
+  expect({ status: missing.status, type: missing.contentType, text: missing.text }).toStrictEqual({
+    status: reply.status,
+    type: reply.contentType,
+    text: reply.text,
+  });
+}
 
-    case 'list': {
-      const expected = model.liveAgents(o.account).map((a) => a.record);
-      if (!o.paged) {
-        expectReply(await call(o.account, 'GET', '/agents'), 200, ok(expected));
-        return undefined;
-      }
-      const { limit, order } = o.paged;
-      const ordered = order === 'desc' ? [...expected].reverse() : expected;
-      const seen: AgentRecord[] = [];
-      let after: string | undefined;
-      for (let page = 0; ; page++) {
-        const query = new URLSearchParams({
-          limit: String(limit),
-          ...(order && { order }),
-          ...(after !== undefined && { after }),
-        });
-        const reply = await call(o.account, 'GET', `/agents?${query}`);
-        const want = ordered.slice(page * limit, page * limit + limit);
-        expectReply(reply, 200, ok(want));
-        seen.push(...want);
-        after = reply.headers['x-next-cursor'] as string | undefined;
-        // A next page is announced exactly when more agents remain.
-        expect(after !== undefined).toBe(seen.length < ordered.length);
-        if (after === undefined) break;
-      }
-      expect(seen).toStrictEqual(ordered);
-      return undefined;
-    }
-
-    case 'update': {
-      const agentId = model.resolveAgent(o.account, o.target);
-      const body = o.nested
-        ? { agent_id: 'hijack', config: o.changes }
-        : { ...o.changes, updated_at: '2000-01-01T00:00:00.000Z' };
-      const send = (id: string) => call(o.account, o.method, `/agents/${enc(id)}`, body);
-      const reply = await send(agentId);
-      const agent = model.visible(o.account, agentId);
-      if (!agent) {
-        expectReply(reply, 404, NOT_FOUND);
-        await sameAsMissing(reply, send);
-        return undefined;
-      }
-      const c = o.changes;
-      if (Object.keys(c).length === 0) {
-        expectReply(
-          reply,
-          400,
-          invalid(issue('request', 'Give at least one of name, instruction, model, tool, component')),
-        );
-      } else if (c.name === '') {
-        expectReply(reply, 400, invalid(issue('name', 'name must not be blank')));
-      } else if (c.component === ' ') {
-        expectReply(reply, 400, invalid(issue('component', 'component must not be blank')));
-      } else if (c.model === 'gpt-9') {
-        expectReply(
-          reply,
-          400,
-          invalid(
-            issue('model', 'Unsupported model "gpt-9". Name a model as provider/model; offered: agenthost: echo'),
-          ),
-        );
-      } else if (c.tool === 'calculator') {
-        const message = 'Unknown tool "calculator". This server offers no tools';
-        expectReply(reply, 400, invalid(issue('tool', message), message));
-      } else {
-        const config = { ...agent.record.config };
-        if (c.name !== undefined) config.name = c.name.trim();
-        if (c.instruction !== undefined) config.instruction = c.instruction;
-        if (c.model !== undefined) config.model = c.model.trim();
-        if (c.tool !== undefined) config.tool = null;
-        if (c.component !== undefined) config.component = c.component.trim();
-        const record: AgentRecord = { ...agent.record, name: config.name, config, updated_at: model.now() };
-        expectReply(reply, 200, ok(record));
-        agent.record = record;
-      }
-      return agentId;
-    }
-
-    case 'delete': {
-      const agentId = model.resolveAgent(o.account, o.target);
-      const send = (id: string) => call(o.account, 'DELETE', `/agents/${enc(id)}`);
-      const reply = await send(agentId);
-      const agent = model.visible(o.account, agentId);
-      if (!agent) {
-        expectReply(reply, 404, NOT_FOUND);
-        await sameAsMissing(reply, send);
-        return undefined;
-      }
-      expectReply(reply, 200, ok({ agent_id: agentId, deleted: true }));
-      agent.live = false;
-      agent.sessions = [];
-      return agentId;
-    }
-
-    case 'run': {
-      const agentId = model.resolveAgent(o.account, o.target);
-      const sessionId = o.session ? model.resolveSession(agentId, o.session) : undefined;
-      const body = {
-        [o.field]: o.input,
-        ...(sessionId !== undefined && { session_id: sessionId }),
-        ...(o.stream === 'body' && { stream: true }),
-      };
-      const headers: Record<string, string> = o.stream === 'accept' ? { accept: 'text/event-stream' } : {};
-      const send = (id: string) => call(o.account, 'POST', `/agents/${enc(id)}/run`, body, headers);
-      const reply = await send(agentId);
-      const agent = model.visible(o.account, agentId);
-      if (!agent) {
-        // Failures before a stream starts are plain JSON, streamed or not.
-        expectReply(reply, 404, NOT_FOUND);
-        await sameAsMissing(reply, send);
-        return undefined;
-      }
-      // One issue per offending field, all of them at once.
-      const issues = {
-        ...(o.input.trim() === '' && issue(o.field, `${o.field} must not be blank`)),
-        ...(sessionId !== undefined &&
-          !/^[A-Za-z0-9._:-]{1,128}$/.test(sessionId) &&
-          issue('session_id', SESSION_ID_RULE)),
-      };
-      if (Object.keys(issues).length > 0) {
-        expectReply(reply, 400, invalid(issues));
-        return undefined;
-      }
-      const id = sessionId ?? model.nextSessionId();
-      const session = agent.sessions.find((s) => s.info.session_id === id);
-      const history = session?.messages ?? [];
-      const output = `Echo: ${o.input}`;
-      const prompt =
-        tokens(agent.record.config.instruction) + history.reduce((n, m) => n + tokens(m.content), 0) + tokens(o.input);
-      const completion = countEchoTokens(output);
-      const result = {
-        output,
-        session_id: id,
-        metadata: {
-          model: 'echo',
-          tool_used: null,
-          tokens: { prompt, completion, total: prompt + completion },
-          omitted_messages: 0,
-          cost: 0,
-        },
-      };
-      if (o.stream === 'no') expectReply(reply, 200, ok(result));
-      else {
-        const frames = events(reply);
-        // The deltas spell the answer; exactly one `done` ends the stream, carrying the run's data.
-        expect(frames.slice(0, -1).every((f) => f.event === 'text-delta')).toBe(true);
-        expect(
-          frames
-            .slice(0, -1)
-            .map((f) => (f.data as { delta: string }).delta)
-            .join(''),
-        ).toBe(output);
-        expect(frames.at(-1)).toStrictEqual({ event: 'done', data: result });
-      }
-      const now = model.now();
-      const turn: SessionMessage[] = [
-        { role: 'user', content: o.input, created_at: now },
-        { role: 'assistant', content: output, created_at: now },
-      ];
-      if (session) {
-        session.messages.push(...turn);
-        session.info = { ...session.info, updated_at: now, message_count: session.messages.length };
-      } else
-        agent.sessions.push({
-          info: { session_id: id, created_at: now, updated_at: now, message_count: 2 },
-          messages: turn,
-        });
-      return agentId;
-    }
-
-    case 'listSessions': {
-      const agentId = model.resolveAgent(o.account, o.target);
-      const query = o.limit === undefined ? '' : `?limit=${o.limit}`;
-      const send = (id: string) => call(o.account, 'GET', `/agents/${enc(id)}/sessions${query}`);
-      const reply = await send(agentId);
-      const agent = model.visible(o.account, agentId);
-      if (!agent) {
-        expectReply(reply, 404, NOT_FOUND);
-        await sameAsMissing(reply, send);
-        return undefined;
-      }
-      const all = [...agent.sessions].reverse().map((s) => s.info);
-      const limit = o.limit ?? 20;
-      const body = JSON.parse(reply.text) as { data: { sessions: SessionInfo[]; next_cursor: string | null } };
-      expectReply(
-        reply,
-        200,
-        ok({ sessions: all.slice(0, limit), next_cursor: all.length > limit ? body.data.next_cursor : null }),
-      );
-      // Following the cursors gives every session once, newest first.
-      const seen = [...body.data.sessions];
-      for (let cursor = body.data.next_cursor; cursor !== null; ) {
-        expect(typeof cursor).toBe('string');
-        const page = await call(
-          o.account,
-          'GET',
-          `/agents/${enc(agentId)}/sessions?limit=${limit}&cursor=${enc(cursor)}`,
-        );
-        const data = (json(page) as { data: { sessions: SessionInfo[]; next_cursor: string | null } }).data;
-        expect(data.sessions).toStrictEqual(all.slice(seen.length, seen.length + limit));
-        seen.push(...data.sessions);
-        cursor = data.next_cursor;
-      }
-      expect(seen).toStrictEqual(all);
-      return undefined;
-    }
-
-    case 'getSession': {
-      const agentId = model.resolveAgent(o.account, o.target);
-      const sessionId = model.resolveSession(agentId, o.session);
-      const query = o.limit === undefined ? '' : `?limit=${o.limit}`;
-      const send = (id: string) => call(o.account, 'GET', `/agents/${enc(id)}/sessions/${enc(sessionId)}${query}`);
-      const reply = await send(agentId);
-      const agent = model.visible(o.account, agentId);
-      if (!agent) {
-        expectReply(reply, 404, NOT_FOUND);
-        await sameAsMissing(reply, send);
-        return undefined;
-      }
-      const session = agent.sessions.find((s) => s.info.session_id === sessionId);
-      if (!session) {
-        expectReply(reply, 404, SESSION_NOT_FOUND);
-        return undefined;
-      }
-      const limit = o.limit ?? 100;
-      const body = JSON.parse(reply.text) as { data: { next_cursor: string | null } };
-      const more = session.messages.length > limit;
-      expectReply(
-        reply,
-        200,
-        ok({
-          ...session.info,
-          messages: session.messages.slice(0, limit),
-          next_cursor: more ? body.data.next_cursor : null,
-        }),
-      );
-      const seen = session.messages.slice(0, limit);
-      for (let cursor = body.data.next_cursor; cursor !== null; ) {
-        expect(typeof cursor).toBe('string');
-        const page = await call(
-          o.account,
-          'GET',
-          `/agents/${enc(agentId)}/sessions/${enc(sessionId)}?limit=${limit}&cursor=${enc(cursor)}`,
-        );
-        const data = (json(page) as { data: { messages: SessionMessage[]; next_cursor: string | null } }).data;
-        expect(data.messages).toStrictEqual(session.messages.slice(seen.length, seen.length + limit));
-        seen.push(...data.messages);
-        cursor = data.next_cursor;
-      }
-      expect(seen).toStrictEqual(session.messages);
-      return undefined;
-    }
-
-    case 'deleteSession': {
-      const agentId = model.resolveAgent(o.account, o.target);
-      const sessionId = model.resolveSession(agentId, o.session);
-      const send = (id: string) => call(o.account, 'DELETE', `/agents/${enc(id)}/sessions/${enc(sessionId)}`);
-      const reply = await send(agentId);
-      const agent = model.visible(o.account, agentId);
-      if (!agent) {
-        expectReply(reply, 404, NOT_FOUND);
-        await sameAsMissing(reply, send);
-        return undefined;
-      }
-      const index = agent.sessions.findIndex((s) => s.info.session_id === sessionId);
-      if (index < 0) {
-        expectReply(reply, 404, SESSION_NOT_FOUND);
-        return undefined;
-      }
-      expectReply(reply, 200, ok({ session_id: sessionId, deleted: true }));
-      agent.sessions.splice(index, 1);
-      return agentId;
-    }
+/** The agent when the caller may see it; otherwise the reply must be the 404 a missing id gets. */
+async function visibleOrNotFound(
+  ctx: StepContext,
+  account: Account,
+  agentId: string,
+  reply: Reply,
+  send: Send,
+): Promise<ModelAgent | undefined> {
+  const agent = ctx.model.visible(account, agentId);
+  if (!agent) {
+    expectReply(reply, 404, NOT_FOUND);
+    await sameAsMissing(ctx, reply, send);
   }
+  return agent;
+}
+
+/** The 400 an invalid create body gets. */
+function createError(b: Record<string, unknown>): unknown {
+  return b.instruction === undefined
+    ? invalid(issue('instruction', 'instruction is required'))
+    : typeof b.name === 'string' && b.name.trim() === ''
+      ? invalid(issue('name', 'name must not be blank'))
+      : b.model === 'gpt-9'
+        ? invalid(issue('model', 'Unsupported model "gpt-9". Name a model as provider/model; offered: agenthost: echo'))
+        : invalid(
+            issue('tool', 'Unknown tool "calculator". This server offers no tools'),
+            'Unknown tool "calculator". This server offers no tools',
+          );
+}
+
+async function createStep(ctx: StepContext, o: OpOf<'create'>): Promise<string | undefined> {
+  const { model } = ctx;
+  const reply = await ctx.call(o.account, 'POST', '/agents', o.body);
+  if (!o.valid) {
+    expectReply(reply, 400, createError(o.body));
+    return undefined;
+  }
+  const body = o.body as AgentFields;
+  const agentId = model.nextAgentId();
+  const now = model.now();
+  const name = body.name!.trim();
+  const record: AgentRecord = {
+    agent_id: agentId,
+    name,
+    config: {
+      agent_id: agentId,
+      name,
+      instruction: body.instruction!,
+      model: 'echo',
+      tool: null,
+      component: body.component?.trim() ?? 'Chat',
+    },
+    created_at: now,
+    updated_at: now,
+  };
+  expectReply(reply, 200, ok({ agent_id: agentId, created_at: now }));
+  model.agents.push({ owner: o.account, record, live: true, sessions: [] });
+  return agentId;
+}
+
+async function getStep(ctx: StepContext, o: OpOf<'get'>): Promise<string | undefined> {
+  const agentId = ctx.model.resolveAgent(o.account, o.target);
+  const send = (id: string) => ctx.call(o.account, 'GET', `/agents/${enc(id)}`);
+  const reply = await send(agentId);
+  const agent = await visibleOrNotFound(ctx, o.account, agentId, reply, send);
+  if (agent) expectReply(reply, 200, ok(agent.record));
+  return undefined;
+}
+
+async function listStep(ctx: StepContext, o: OpOf<'list'>): Promise<string | undefined> {
+  const expected = ctx.model.liveAgents(o.account).map((a) => a.record);
+  if (!o.paged) {
+    expectReply(await ctx.call(o.account, 'GET', '/agents'), 200, ok(expected));
+    return undefined;
+  }
+  const { limit, order } = o.paged;
+  const ordered = order === 'desc' ? [...expected].reverse() : expected;
+  const seen: AgentRecord[] = [];
+  let after: string | undefined;
+  for (let page = 0; ; page++) {
+    const query = new URLSearchParams({
+      limit: String(limit),
+      ...(order && { order }),
+      ...(after !== undefined && { after }),
+    });
+    const reply = await ctx.call(o.account, 'GET', `/agents?${query}`);
+    const want = ordered.slice(page * limit, page * limit + limit);
+    expectReply(reply, 200, ok(want));
+    seen.push(...want);
+    after = reply.headers['x-next-cursor'] as string | undefined;
+    // A next page is announced exactly when more agents remain.
+    expect(after !== undefined).toBe(seen.length < ordered.length);
+    if (after === undefined) break;
+  }
+  expect(seen).toStrictEqual(ordered);
+  return undefined;
+}
+
+/** The 400 an invalid set of changes gets, or undefined when the changes are valid. */
+function updateError(c: AgentFields): unknown {
+  if (Object.keys(c).length === 0) {
+    return invalid(issue('request', 'Give at least one of name, instruction, model, tool, component'));
+  }
+  if (c.name === '') return invalid(issue('name', 'name must not be blank'));
+  if (c.component === ' ') return invalid(issue('component', 'component must not be blank'));
+  if (c.model === 'gpt-9') {
+    return invalid(
+      issue('model', 'Unsupported model "gpt-9". Name a model as provider/model; offered: agenthost: echo'),
+    );
+  }
+  if (c.tool === 'calculator') {
+    const message = 'Unknown tool "calculator". This server offers no tools';
+    return invalid(issue('tool', message), message);
+  }
+  return undefined;
+}
+
+async function updateStep(ctx: StepContext, o: OpOf<'update'>): Promise<string | undefined> {
+  const { model } = ctx;
+  const agentId = model.resolveAgent(o.account, o.target);
+  const body = o.nested
+    ? { agent_id: 'hijack', config: o.changes }
+    : { ...o.changes, updated_at: '2000-01-01T00:00:00.000Z' };
+  const send = (id: string) => ctx.call(o.account, o.method, `/agents/${enc(id)}`, body);
+  const reply = await send(agentId);
+  const agent = await visibleOrNotFound(ctx, o.account, agentId, reply, send);
+  if (!agent) return undefined;
+  const c = o.changes;
+  const error = updateError(c);
+  if (error !== undefined) {
+    expectReply(reply, 400, error);
+  } else {
+    const config = { ...agent.record.config };
+    if (c.name !== undefined) config.name = c.name.trim();
+    if (c.instruction !== undefined) config.instruction = c.instruction;
+    if (c.model !== undefined) config.model = c.model.trim();
+    if (c.tool !== undefined) config.tool = null;
+    if (c.component !== undefined) config.component = c.component.trim();
+    const record: AgentRecord = { ...agent.record, name: config.name, config, updated_at: model.now() };
+    expectReply(reply, 200, ok(record));
+    agent.record = record;
+  }
+  return agentId;
+}
+
+async function deleteStep(ctx: StepContext, o: OpOf<'delete'>): Promise<string | undefined> {
+  const agentId = ctx.model.resolveAgent(o.account, o.target);
+  const send = (id: string) => ctx.call(o.account, 'DELETE', `/agents/${enc(id)}`);
+  const reply = await send(agentId);
+  const agent = await visibleOrNotFound(ctx, o.account, agentId, reply, send);
+  if (!agent) return undefined;
+  expectReply(reply, 200, ok({ agent_id: agentId, deleted: true }));
+  agent.live = false;
+  agent.sessions = [];
+  return agentId;
+}
+
+/** One issue per offending field of a run, all of them at once. */
+function runIssues(o: OpOf<'run'>, sessionId: string | undefined): Record<string, { message: string; path: string[] }> {
+  return {
+    ...(o.input.trim() === '' && issue(o.field, `${o.field} must not be blank`)),
+    ...(sessionId !== undefined && !/^[A-Za-z0-9._:-]{1,128}$/.test(sessionId) && issue('session_id', SESSION_ID_RULE)),
+  };
+}
+
+/** The data a successful run answers with, given the history of its session so far. */
+function runResult(agent: ModelAgent, input: string, sessionId: string, history: SessionMessage[]) {
+  const output = `Echo: ${input}`;
+  const prompt =
+    tokens(agent.record.config.instruction) + history.reduce((n, m) => n + tokens(m.content), 0) + tokens(input);
+  const completion = countEchoTokens(output);
+  return {
+    output,
+    session_id: sessionId,
+    metadata: {
+      model: 'echo',
+      tool_used: null,
+      tokens: { prompt, completion, total: prompt + completion },
+      omitted_messages: 0,
+      cost: 0,
+    },
+  };
+}
+
+/** The deltas spell the answer; exactly one `done` ends the stream, carrying the run's data. */
+function expectStreamedRun(reply: Reply, result: ReturnType<typeof runResult>): void {
+  const frames = events(reply);
+  expect(frames.slice(0, -1).every((f) => f.event === 'text-delta')).toBe(true);
+  expect(
+    frames
+      .slice(0, -1)
+      .map((f) => (f.data as { delta: string }).delta)
+      .join(''),
+  ).toBe(result.output);
+  expect(frames.at(-1)).toStrictEqual({ event: 'done', data: result });
+}
+
+/** Stores the turn of a run in the model: in its session, or in a new one. */
+function recordTurn(model: Model, agent: ModelAgent, sessionId: string, input: string, output: string): void {
+  const now = model.now();
+  const turn: SessionMessage[] = [
+    { role: 'user', content: input, created_at: now },
+    { role: 'assistant', content: output, created_at: now },
+  ];
+  const session = agent.sessions.find((s) => s.info.session_id === sessionId);
+  if (session) {
+    session.messages.push(...turn);
+    session.info = { ...session.info, updated_at: now, message_count: session.messages.length };
+  } else
+    agent.sessions.push({
+      info: { session_id: sessionId, created_at: now, updated_at: now, message_count: 2 },
+      messages: turn,
+    });
+}
+
+async function runStep(ctx: StepContext, o: OpOf<'run'>): Promise<string | undefined> {
+  const { model } = ctx;
+  const agentId = model.resolveAgent(o.account, o.target);
+  const sessionId = o.session ? model.resolveSession(agentId, o.session) : undefined;
+  const body = {
+    [o.field]: o.input,
+    ...(sessionId !== undefined && { session_id: sessionId }),
+    ...(o.stream === 'body' && { stream: true }),
+  };
+  const headers: Record<string, string> = o.stream === 'accept' ? { accept: 'text/event-stream' } : {};
+  const send = (id: string) => ctx.call(o.account, 'POST', `/agents/${enc(id)}/run`, body, headers);
+  const reply = await send(agentId);
+  // Failures before a stream starts are plain JSON, streamed or not.
+  const agent = await visibleOrNotFound(ctx, o.account, agentId, reply, send);
+  if (!agent) return undefined;
+  const issues = runIssues(o, sessionId);
+  if (Object.keys(issues).length > 0) {
+    expectReply(reply, 400, invalid(issues));
+    return undefined;
+  }
+  const id = sessionId ?? model.nextSessionId();
+  const history = agent.sessions.find((s) => s.info.session_id === id)?.messages ?? [];
+  const result = runResult(agent, o.input, id, history);
+  if (o.stream === 'no') expectReply(reply, 200, ok(result));
+  else expectStreamedRun(reply, result);
+  recordTurn(model, agent, id, o.input, result.output);
+  return agentId;
+}
+
+async function listSessionsStep(ctx: StepContext, o: OpOf<'listSessions'>): Promise<string | undefined> {
+  const agentId = ctx.model.resolveAgent(o.account, o.target);
+  const query = o.limit === undefined ? '' : `?limit=${o.limit}`;
+  const send = (id: string) => ctx.call(o.account, 'GET', `/agents/${enc(id)}/sessions${query}`);
+  const reply = await send(agentId);
+  const agent = await visibleOrNotFound(ctx, o.account, agentId, reply, send);
+  if (!agent) return undefined;
+  const all = [...agent.sessions].reverse().map((s) => s.info);
+  const limit = o.limit ?? 20;
+  const body = JSON.parse(reply.text) as { data: { sessions: SessionInfo[]; next_cursor: string | null } };
+  expectReply(
+    reply,
+    200,
+    ok({ sessions: all.slice(0, limit), next_cursor: all.length > limit ? body.data.next_cursor : null }),
+  );
+  // Following the cursors gives every session once, newest first.
+  const seen = [...body.data.sessions];
+  for (let cursor = body.data.next_cursor; cursor !== null; ) {
+    expect(typeof cursor).toBe('string');
+    const page = await ctx.call(
+      o.account,
+      'GET',
+      `/agents/${enc(agentId)}/sessions?limit=${limit}&cursor=${enc(cursor)}`,
+    );
+    const data = (json(page) as { data: { sessions: SessionInfo[]; next_cursor: string | null } }).data;
+    expect(data.sessions).toStrictEqual(all.slice(seen.length, seen.length + limit));
+    seen.push(...data.sessions);
+    cursor = data.next_cursor;
+  }
+  expect(seen).toStrictEqual(all);
+  return undefined;
+}
+
+async function getSessionStep(ctx: StepContext, o: OpOf<'getSession'>): Promise<string | undefined> {
+  const agentId = ctx.model.resolveAgent(o.account, o.target);
+  const sessionId = ctx.model.resolveSession(agentId, o.session);
+  const query = o.limit === undefined ? '' : `?limit=${o.limit}`;
+  const send = (id: string) => ctx.call(o.account, 'GET', `/agents/${enc(id)}/sessions/${enc(sessionId)}${query}`);
+  const reply = await send(agentId);
+  const agent = await visibleOrNotFound(ctx, o.account, agentId, reply, send);
+  if (!agent) return undefined;
+  const session = agent.sessions.find((s) => s.info.session_id === sessionId);
+  if (!session) {
+    expectReply(reply, 404, SESSION_NOT_FOUND);
+    return undefined;
+  }
+  const limit = o.limit ?? 100;
+  const body = JSON.parse(reply.text) as { data: { next_cursor: string | null } };
+  const more = session.messages.length > limit;
+  expectReply(
+    reply,
+    200,
+    ok({
+      ...session.info,
+      messages: session.messages.slice(0, limit),
+      next_cursor: more ? body.data.next_cursor : null,
+    }),
+  );
+  const seen = session.messages.slice(0, limit);
+  for (let cursor = body.data.next_cursor; cursor !== null; ) {
+    expect(typeof cursor).toBe('string');
+    const page = await ctx.call(
+      o.account,
+      'GET',
+      `/agents/${enc(agentId)}/sessions/${enc(sessionId)}?limit=${limit}&cursor=${enc(cursor)}`,
+    );
+    const data = (json(page) as { data: { messages: SessionMessage[]; next_cursor: string | null } }).data;
+    expect(data.messages).toStrictEqual(session.messages.slice(seen.length, seen.length + limit));
+    seen.push(...data.messages);
+    cursor = data.next_cursor;
+  }
+  expect(seen).toStrictEqual(session.messages);
+  return undefined;
+}
+
+async function deleteSessionStep(ctx: StepContext, o: OpOf<'deleteSession'>): Promise<string | undefined> {
+  const agentId = ctx.model.resolveAgent(o.account, o.target);
+  const sessionId = ctx.model.resolveSession(agentId, o.session);
+  const send = (id: string) => ctx.call(o.account, 'DELETE', `/agents/${enc(id)}/sessions/${enc(sessionId)}`);
+  const reply = await send(agentId);
+  const agent = await visibleOrNotFound(ctx, o.account, agentId, reply, send);
+  if (!agent) return undefined;
+  const index = agent.sessions.findIndex((s) => s.info.session_id === sessionId);
+  if (index < 0) {
+    expectReply(reply, 404, SESSION_NOT_FOUND);
+    return undefined;
+  }
+  expectReply(reply, 200, ok({ session_id: sessionId, deleted: true }));
+  agent.sessions.splice(index, 1);
+  return agentId;
+}
+
+type StepFn<T extends Op['type']> = (ctx: StepContext, o: OpOf<T>) => Promise<string | undefined>;
+
+/** One function per operation kind. Each returns the id of the agent it changed, if any. */
+const STEPS: { [T in Op['type']]: StepFn<T> } = {
+  create: createStep,
+  get: getStep,
+  list: listStep,
+  update: updateStep,
+  delete: deleteStep,
+  run: runStep,
+  listSessions: listSessionsStep,
+  getSession: getSessionStep,
+  deleteSession: deleteSessionStep,
+};
+
+function step(ctx: StepContext, o: Op): Promise<string | undefined> {
+  return (STEPS[o.type] as StepFn<Op['type']>)(ctx, o);
 }
 
 /**
  * What every account sees equals the model: its agents, each agent's sessions, and (for the agent a
  * step changed, or all of them at the end) every message of every session.
  */
-async function checkEveryAccount(
-  model: Model,
-  call: ReturnType<typeof makeApp>['call'],
-  deepFor: string | 'all' | undefined,
-): Promise<void> {
+async function checkEveryAccount(model: Model, call: Call, deepFor: string | 'all' | undefined): Promise<void> {
   for (const acc of [0, 1, 2] as const) {
     const agents = model.liveAgents(acc);
     expectReply(await call(acc, 'GET', '/agents'), 200, ok(agents.map((a) => a.record)));
@@ -826,7 +845,7 @@ test('two or three accounts never see or change each other: random operation seq
             first ??= reply.status;
             return reply;
           };
-          const touched = await step(model, counted, o, missingCounter);
+          const touched = await step({ model, call: counted, missingCounter }, o);
           const key = `${o.type} ${first}`;
           outcomes.set(key, (outcomes.get(key) ?? 0) + 1);
           await checkEveryAccount(model, call, touched);

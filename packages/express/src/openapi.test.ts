@@ -45,7 +45,7 @@ const operations = (doc: Record<string, unknown>) =>
       .map(([method, operation]) => ({ key: `${method.toUpperCase()} ${path}`, operation })),
   );
 
-describe('the document', () => {
+describe('the document: valid OpenAPI and JSON Schema', () => {
   test('is a valid OpenAPI 3.1 document', async () => {
     const result = await validate(structuredClone(document) as never);
     expect(result).toStrictEqual({ valid: true, warnings: [], specification: 'OpenAPI' });
@@ -80,7 +80,9 @@ describe('the document', () => {
     for (const name of Object.keys(schemas))
       expect(() => ajv.getSchema(`urn:agenthost:check#/$defs/${name}`), name).not.toThrow();
   });
+});
 
+describe('the document: routes, scopes and servers', () => {
   test('lists every route and status of the route table, with the scope each needs, and no more', () => {
     const listed = Object.fromEntries(
       operations(document).map(({ key, operation }) => [
@@ -118,6 +120,17 @@ describe('the document', () => {
     });
   });
 
+  test('names the given server URL, and each call returns a copy of its own', () => {
+    expect(openApiDocument({ serverUrl: 'https://agents.example/api/v1' }).servers).toStrictEqual([
+      { url: 'https://agents.example/api/v1', description: 'This server' },
+    ]);
+    const first = openApiDocument() as { info: { title: string } };
+    first.info.title = 'changed';
+    expect((openApiDocument() as { info: { title: string } }).info.title).toBe('agenthost');
+  });
+});
+
+describe('the document: request bodies', () => {
   test('the request bodies are the zod schemas that validate requests', () => {
     const schemas = (document.components as { schemas: Record<string, { properties: Record<string, object> }> })
       .schemas;
@@ -180,27 +193,121 @@ describe('the document', () => {
         expect([name, body, check(body)]).toStrictEqual([name, body, (schema as z.ZodType).safeParse(body).success]);
     }
   });
-
-  test('names the given server URL, and each call returns a copy of its own', () => {
-    expect(openApiDocument({ serverUrl: 'https://agents.example/api/v1' }).servers).toStrictEqual([
-      { url: 'https://agents.example/api/v1', description: 'This server' },
-    ]);
-    const first = openApiDocument() as { info: { title: string } };
-    first.info.title = 'changed';
-    expect((openApiDocument() as { info: { title: string } }).info.title).toBe('agenthost');
-  });
 });
 
-describe('checkResponse', () => {
-  const agent = {
-    agent_id: 'agt_1',
-    name: 'A',
-    config: { agent_id: 'agt_1', name: 'A', instruction: 'I', model: 'echo', tool: null, component: 'Chat' },
-    created_at: '2026-11-22T10:00:00.000Z',
-    updated_at: '2026-11-22T10:00:00.000Z',
-  };
-  const headers = { 'x-request-id': 'r1', 'content-type': 'application/json; charset=utf-8' };
+/** An agent and the headers of a JSON answer, as checkResponse is given them. */
+const agent = {
+  agent_id: 'agt_1',
+  name: 'A',
+  config: { agent_id: 'agt_1', name: 'A', instruction: 'I', model: 'echo', tool: null, component: 'Chat' },
+  created_at: '2026-11-22T10:00:00.000Z',
+  updated_at: '2026-11-22T10:00:00.000Z',
+};
+const headers = { 'x-request-id': 'r1', 'content-type': 'application/json; charset=utf-8' };
+/** Answers checkResponse must refuse: what is wrong, the request, the answer, and what it must say. */
+const REFUSED: [string, string, string, number, unknown, Record<string, string>, RegExp][] = [
+  [
+    'a status the operation does not list',
+    'GET',
+    '/api/v1/agents',
+    418,
+    { success: false, error: 'x', status: 418 },
+    headers,
+    /lists only 200, 400/,
+  ],
+  [
+    'a field the schema does not have',
+    'GET',
+    '/api/v1/agents/agt_1',
+    200,
+    { success: true, data: { ...agent, secret: 1 }, status: 200 },
+    headers,
+    /must NOT have additional properties/,
+  ],
+  [
+    'a timestamp without milliseconds',
+    'GET',
+    '/api/v1/agents/agt_1',
+    200,
+    { success: true, data: { ...agent, created_at: '2026-11-22T10:00:00Z' }, status: 200 },
+    headers,
+    /created_at must match pattern/,
+  ],
+  [
+    'an error envelope where data belongs',
+    'GET',
+    '/api/v1/agents',
+    200,
+    { success: false, error: 'x', status: 200 },
+    headers,
+    /body does not match/,
+  ],
+  [
+    'an unlisted content type',
+    'GET',
+    '/api/v1/agents',
+    200,
+    'hi',
+    { ...headers, 'content-type': 'text/plain' },
+    /text\/plain is not one the document lists/,
+  ],
+  [
+    'a missing x-request-id',
+    'GET',
+    '/api/v1/agents',
+    200,
+    { success: true, data: [], status: 200 },
+    { 'content-type': 'application/json' },
+    /required header x-request-id is missing/,
+  ],
+  [
+    'a 405 whose Allow differs',
+    'GET',
+    '/api/v1/agents/a/run',
+    405,
+    { success: false, error: 'x', code: 'method_not_allowed', status: 405 },
+    { ...headers, allow: 'GET, POST' },
+    /Allow is "GET, POST" but the document lists POST/,
+  ],
+  [
+    'a 404 for a listed path with another method',
+    'GET',
+    '/api/v1/agents/a/run',
+    404,
+    { success: false, error: 'x', code: 'not_found', status: 404 },
+    headers,
+    /may only answer/,
+  ],
+  [
+    'a 405 for an unknown path',
+    'GET',
+    '/api/v1/nowhere',
+    405,
+    { success: false, error: 'x', code: 'method_not_allowed', status: 405 },
+    { ...headers, allow: 'GET' },
+    /an unknown path may only answer/,
+  ],
+  [
+    'an event the document does not list',
+    'POST',
+    '/api/v1/agents/a/run',
+    200,
+    'event: progress\ndata: {}\n\n',
+    { ...headers, 'content-type': 'text/event-stream' },
+    /"progress", which the document does not list/,
+  ],
+  [
+    'an event whose data is wrong',
+    'POST',
+    '/api/v1/agents/a/run',
+    200,
+    'event: text-delta\ndata: {"text":"x"}\n\n',
+    { ...headers, 'content-type': 'text/event-stream' },
+    /event 0 \("text-delta"\) does not match/,
+  ],
+];
 
+describe('checkResponse', () => {
   test('accepts a documented answer given by template or by URL', () => {
     checkResponse(document, 'GET', '/agents/{agentId}', 200, { success: true, data: agent, status: 200 }, { headers });
     checkResponse(
@@ -217,107 +324,7 @@ describe('checkResponse', () => {
     expect(matchPath(document, '/api/v1/elsewhere')).toBeNull();
   });
 
-  test.each([
-    [
-      'a status the operation does not list',
-      'GET',
-      '/api/v1/agents',
-      418,
-      { success: false, error: 'x', status: 418 },
-      headers,
-      /lists only 200, 400/,
-    ],
-    [
-      'a field the schema does not have',
-      'GET',
-      '/api/v1/agents/agt_1',
-      200,
-      { success: true, data: { ...agent, secret: 1 }, status: 200 },
-      headers,
-      /must NOT have additional properties/,
-    ],
-    [
-      'a timestamp without milliseconds',
-      'GET',
-      '/api/v1/agents/agt_1',
-      200,
-      { success: true, data: { ...agent, created_at: '2026-11-22T10:00:00Z' }, status: 200 },
-      headers,
-      /created_at must match pattern/,
-    ],
-    [
-      'an error envelope where data belongs',
-      'GET',
-      '/api/v1/agents',
-      200,
-      { success: false, error: 'x', status: 200 },
-      headers,
-      /body does not match/,
-    ],
-    [
-      'an unlisted content type',
-      'GET',
-      '/api/v1/agents',
-      200,
-      'hi',
-      { ...headers, 'content-type': 'text/plain' },
-      /text\/plain is not one the document lists/,
-    ],
-    [
-      'a missing x-request-id',
-      'GET',
-      '/api/v1/agents',
-      200,
-      { success: true, data: [], status: 200 },
-      { 'content-type': 'application/json' },
-      /required header x-request-id is missing/,
-    ],
-    [
-      'a 405 whose Allow differs',
-      'GET',
-      '/api/v1/agents/a/run',
-      405,
-      { success: false, error: 'x', code: 'method_not_allowed', status: 405 },
-      { ...headers, allow: 'GET, POST' },
-      /Allow is "GET, POST" but the document lists POST/,
-    ],
-    [
-      'a 404 for a listed path with another method',
-      'GET',
-      '/api/v1/agents/a/run',
-      404,
-      { success: false, error: 'x', code: 'not_found', status: 404 },
-      headers,
-      /may only answer/,
-    ],
-    [
-      'a 405 for an unknown path',
-      'GET',
-      '/api/v1/nowhere',
-      405,
-      { success: false, error: 'x', code: 'method_not_allowed', status: 405 },
-      { ...headers, allow: 'GET' },
-      /an unknown path may only answer/,
-    ],
-    [
-      'an event the document does not list',
-      'POST',
-      '/api/v1/agents/a/run',
-      200,
-      'event: progress\ndata: {}\n\n',
-      { ...headers, 'content-type': 'text/event-stream' },
-      /"progress", which the document does not list/,
-    ],
-    [
-      'an event whose data is wrong',
-      'POST',
-      '/api/v1/agents/a/run',
-      200,
-      'event: text-delta\ndata: {"text":"x"}\n\n',
-      { ...headers, 'content-type': 'text/event-stream' },
-      /event 0 \("text-delta"\) does not match/,
-    ],
-  ])('refuses %s', (_, method, url, status, body, responseHeaders, message) => {
+  test.each(REFUSED)('refuses %s', (_, method, url, status, body, responseHeaders, message) => {
     expect(() => checkResponse(document, method, url, status, body, { headers: responseHeaders })).toThrow(message);
   });
 });
@@ -387,83 +394,86 @@ function testModels() {
   );
 }
 
-describe('every response matches the document', () => {
-  let service: AgentService;
-  let app: express.Express;
-  /** `METHOD /template STATUS` of every response checked, to prove the coverage at the end. */
-  const seen = new Set<string>();
+let service: AgentService;
+let app: express.Express;
+/** `METHOD /template STATUS` of every response checked, to prove the coverage at the end. */
+const seen = new Set<string>();
 
-  beforeEach(() => {
-    let enter!: () => void;
-    let open!: () => void;
-    gate = {
-      entered: new Promise<void>((resolve) => (enter = resolve)),
-      enter: () => enter(),
-      opened: new Promise<void>((resolve) => (open = resolve)),
-      open: () => open(),
-    };
-    const tools = staticTools({
-      calculator: {
-        add: tool({
-          description: 'Adds',
-          inputSchema: z.object({ a: z.number(), b: z.number() }),
-          execute: async ({ a, b }) => a + b,
-        }),
-      },
-      broken: {
-        fail: tool({
-          description: 'Fails',
-          inputSchema: z.object({}),
-          execute: async (): Promise<string> => {
-            throw new Error('the tool broke');
-          },
-        }),
-      },
-    });
-    service = new AgentService({
-      store: new MemoryStore(),
-      models: testModels(),
-      tools,
-      maxRetries: 0,
-      providerTimeoutMs: 2_000,
-      runWaitMs: 50,
-    });
-    app = express();
-    app.use(
-      '/api/v1',
-      createAgentRouter(service, {
-        resolveKey: staticKeys([
-          { account: 'acme', key: KEY },
-          { account: 'acme', key: READER, scopes: ['agents:read'] },
-        ]),
-        bodyLimit: '4kb',
-        logger: { error: () => {} },
-      }),
-    );
-  });
-
-  /** Sends a request, checks its response against the document, and notes what was seen. */
-  async function conform(req: request.Test) {
-    const res = await req;
-    checkHttpResponse(document, req.method, req.url, res);
-    const template = matchPath(document, req.url);
-    seen.add(`${req.method} ${template ?? '(unknown path)'} ${res.status}`);
-    return res;
-  }
-  const as = (key: string | null, target: express.Express = app) => {
-    const withKey = (req: request.Test) => (key ? req.set('x-api-key', key) : req);
-    return {
-      get: (path: string) => withKey(request(target).get(`/api/v1${path}`)),
-      head: (path: string) => withKey(request(target).head(`/api/v1${path}`)),
-      post: (path: string, body?: string | object) => withKey(request(target).post(`/api/v1${path}`)).send(body),
-      patch: (path: string, body: object) => withKey(request(target).patch(`/api/v1${path}`)).send(body),
-      put: (path: string, body: object) => withKey(request(target).put(`/api/v1${path}`)).send(body),
-      delete: (path: string) => withKey(request(target).delete(`/api/v1${path}`)),
-    };
+/** A fresh service and app for each test: the models above, two tools, a full key and a read-only one. */
+function setUpApp(): void {
+  let enter!: () => void;
+  let open!: () => void;
+  gate = {
+    entered: new Promise<void>((resolve) => (enter = resolve)),
+    enter: () => enter(),
+    opened: new Promise<void>((resolve) => (open = resolve)),
+    open: () => open(),
   };
-  const api = () => as(KEY);
-  const createAgent = async (body: object = agentBody) =>
-    (await conform(api().post('/agents', body))).body.data.agent_id as string;
+  const tools = staticTools({
+    calculator: {
+      add: tool({
+        description: 'Adds',
+        inputSchema: z.object({ a: z.number(), b: z.number() }),
+        execute: async ({ a, b }) => a + b,
+      }),
+    },
+    broken: {
+      fail: tool({
+        description: 'Fails',
+        inputSchema: z.object({}),
+        execute: async (): Promise<string> => {
+          throw new Error('the tool broke');
+        },
+      }),
+    },
+  });
+  service = new AgentService({
+    store: new MemoryStore(),
+    models: testModels(),
+    tools,
+    maxRetries: 0,
+    providerTimeoutMs: 2_000,
+    runWaitMs: 50,
+  });
+  app = express();
+  app.use(
+    '/api/v1',
+    createAgentRouter(service, {
+      resolveKey: staticKeys([
+        { account: 'acme', key: KEY },
+        { account: 'acme', key: READER, scopes: ['agents:read'] },
+      ]),
+      bodyLimit: '4kb',
+      logger: { error: () => {} },
+    }),
+  );
+}
+
+/** Sends a request, checks its response against the document, and notes what was seen. */
+async function conform(req: request.Test) {
+  const res = await req;
+  checkHttpResponse(document, req.method, req.url, res);
+  const template = matchPath(document, req.url);
+  seen.add(`${req.method} ${template ?? '(unknown path)'} ${res.status}`);
+  return res;
+}
+const as = (key: string | null, target: express.Express = app) => {
+  const withKey = (req: request.Test) => (key ? req.set('x-api-key', key) : req);
+  return {
+    get: (path: string) => withKey(request(target).get(`/api/v1${path}`)),
+    head: (path: string) => withKey(request(target).head(`/api/v1${path}`)),
+    post: (path: string, body?: string | object) => withKey(request(target).post(`/api/v1${path}`)).send(body),
+    patch: (path: string, body: object) => withKey(request(target).patch(`/api/v1${path}`)).send(body),
+    put: (path: string, body: object) => withKey(request(target).put(`/api/v1${path}`)).send(body),
+    delete: (path: string) => withKey(request(target).delete(`/api/v1${path}`)),
+  };
+};
+const api = () => as(KEY);
+const createAgent = async (body: object = agentBody) =>
+  (await conform(api().post('/agents', body))).body.data.agent_id as string;
+
+describe('every response matches the document: agents', () => {
+  beforeEach(setUpApp);
 
   test('agents: create, list (whole and paged), get, change, delete', async () => {
     const id = await createAgent();
@@ -495,6 +505,10 @@ describe('every response matches the document', () => {
     expect((await conform(api().get('/models'))).body.data.map((m: { name: string }) => m.name)).toContain('echo');
     expect((await conform(api().get('/tools'))).status).toBe(200);
   });
+});
+
+describe('every response matches the document: runs and sessions', () => {
+  beforeEach(setUpApp);
 
   test('runs answered as JSON, and their sessions', async () => {
     const id = await createAgent();
@@ -551,6 +565,10 @@ describe('every response matches the document', () => {
       data: { success: false, error: 'The model provider failed to answer', code: 'provider_error', status: 502 },
     });
   });
+});
+
+describe('every response matches the document: client errors', () => {
+  beforeEach(setUpApp);
 
   test('client errors: 400, 401, 403, 404, 405, 413, 415', async () => {
     const id = await createAgent();
@@ -627,6 +645,10 @@ describe('every response matches the document', () => {
       expect((await conform(req)).status).toBe(415);
     }
   });
+});
+
+describe('every response matches the document: busy sessions and Idempotency-Key', () => {
+  beforeEach(setUpApp);
 
   test('a run of a busy session is 409, and the run that held it still succeeds', async () => {
     const id = await createAgent({ ...agentBody, model: 'slow' });
@@ -676,6 +698,10 @@ describe('every response matches the document', () => {
     gate.open();
     expect((await holding).status).toBe(200);
   });
+});
+
+describe('every response matches the document: rate limits and server errors', () => {
+  beforeEach(setUpApp);
 
   test('rate limits: 429 with Retry-After and RateLimit headers, per key and on failed authentication', async () => {
     const limited = express();
@@ -718,7 +744,9 @@ describe('every response matches the document', () => {
     const down = await conform(api().get(`/agents/${failing}`));
     expect([down.status, down.headers['retry-after']]).toStrictEqual([503, '2']);
   });
+});
 
+describe('every response matches the document: coverage', () => {
   // Runs last, over what the tests above saw: every operation answered 200, and every status of the
   // document was seen and checked.
   test('together, the tests above saw every operation succeed and every status', () => {

@@ -190,9 +190,9 @@ describe('authentication', () => {
   });
 });
 
-describe('errors in the envelope', () => {
-  const post = (app: express.Express, path = '/api/v1/agents') => request(app).post(path).set('x-api-key', KEY_A);
+const post = (app: express.Express, path = '/api/v1/agents') => request(app).post(path).set('x-api-key', KEY_A);
 
+describe('errors in the envelope: bodies that are not a valid request', () => {
   test('validation: 400 with one detail per field; nothing stored', async () => {
     const res = await post(hostApp()).send({ name: '  ', model: 7 });
     expect([res.status, res.body]).toStrictEqual([
@@ -243,7 +243,9 @@ describe('errors in the envelope', () => {
       },
     ]);
   });
+});
 
+describe('errors in the envelope: NUL and unpaired surrogates', () => {
   test('NUL and unpaired surrogates are a 400 in any field, and a 404 in a path; never a 500', async () => {
     const app = hostApp();
     const nul = await post(app)
@@ -296,7 +298,9 @@ describe('errors in the envelope', () => {
       [],
     );
   });
+});
 
+describe('errors in the envelope: content type, size and routes', () => {
   test('a body that is not JSON is 415', async () => {
     const res = await post(hostApp()).set('content-type', 'text/plain').send('name=x');
     expect([res.status, res.headers['content-type'], res.body]).toStrictEqual([
@@ -346,7 +350,9 @@ describe('errors in the envelope', () => {
       },
     ]);
   });
+});
 
+describe('errors in the envelope: unexpected errors', () => {
   test('an unexpected error is a generic 500, logged once with the request id the client saw, secrets redacted', async () => {
     vi.spyOn(service, 'listAgents').mockRejectedValue(
       new Error(`connection to db failed: password=hunter2, then ${KEY_B}`),
@@ -381,7 +387,9 @@ describe('errors in the envelope', () => {
     ]);
     for (const secret of ['hunter2', KEY_A, KEY_B]) expect(JSON.stringify(logged)).not.toContain(secret);
   });
+});
 
+describe('errors in the envelope: provider failures', () => {
   test('a provider failure is 502 and a provider timeout is 504; the session is unchanged', async () => {
     const failing = new MockLanguageModelV4({
       doGenerate: async () => {
@@ -437,7 +445,9 @@ describe('errors in the envelope', () => {
       ],
     ]);
   });
+});
 
+describe('errors in the envelope: storage down and busy sessions', () => {
   test('storage down is 503 and logged with its cause; a busy session is 409', async () => {
     vi.spyOn(service, 'listAgents').mockRejectedValue(
       new StorageUnavailableError({ cause: new Error('connect ECONNREFUSED 127.0.0.1:6379') }),
@@ -498,9 +508,9 @@ describe('response details', () => {
   });
 });
 
-describe('changing, deleting and paging agents', () => {
-  const key = (r: request.Test) => r.set('x-api-key', KEY_A);
+const key = (r: request.Test) => r.set('x-api-key', KEY_A);
 
+describe('changing agents', () => {
   test('PATCH changes given fields only; updated_at moves, created_at stays; validated like create', async () => {
     const clock = testClock('2026-11-22T10:00:00.000Z');
     service = new AgentService({ store, models: echoModels(), now: clock, generateId: sequentialIds() });
@@ -549,7 +559,9 @@ describe('changing, deleting and paging agents', () => {
     });
     expect(put.body.data.name).toBe('Renamed');
   });
+});
 
+describe('deleting and paging agents', () => {
   test("DELETE removes the agent and its sessions; a second delete, or another account's, is 404", async () => {
     const app = hostApp();
     await key(request(app).post('/api/v1/agents')).send(agentBody);
