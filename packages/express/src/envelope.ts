@@ -62,7 +62,9 @@ export function refusal(
 
 /**
  * Builds an error response of `status`; its `code` is the one that status stands for (see
- * `codeForStatus`). Prefer {@link refusal}, which names the code.
+ * `codeForStatus`). A status no code stands for (a 416 from a static file, say) is answered as its
+ * class's generic code and status (400 `malformed_request`, 500 `internal`), so `code` and `status`
+ * always agree. Prefer {@link refusal}, which names the code.
  */
 export function failure(
   status: number,
@@ -70,7 +72,8 @@ export function failure(
   details?: FieldIssues,
   headers?: Record<string, string>,
 ): ApiResponse {
-  return envelopeOf(status, codeForStatus(status), error, details, headers);
+  const code = codeForStatus(status);
+  return envelopeOf(STATUS_BY_CODE[code], code, error, details, headers);
 }
 
 function envelopeOf(

@@ -35,10 +35,8 @@ function lastResort(error: unknown, _req: express.Request, res: express.Response
     typeof (error as { status?: unknown })?.status === 'number' && (error as { status: number }).status < 500
       ? (error as { status: number }).status
       : 500;
-  res
-    .status(status)
-    .type('application/json; charset=utf-8')
-    .send(serialize(failure(status, status === 500 ? 'Internal server error' : 'Bad request').body, false));
+  const response = failure(status, status === 500 ? 'Internal server error' : 'Bad request');
+  res.status(response.status).type('application/json; charset=utf-8').send(serialize(response.body, false));
 }
 
 /**

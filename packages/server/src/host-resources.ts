@@ -120,8 +120,12 @@ export async function openHostResources(
     metrics,
     ...keys,
     close: async () => {
-      await Promise.all([store.close(), mcp?.close()]);
-      await release();
+      // The claim is dropped whatever else fails, so this process (or another) can open the file again.
+      try {
+        await Promise.all([store.close(), mcp?.close()]);
+      } finally {
+        await release();
+      }
     },
   };
 }

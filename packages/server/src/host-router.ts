@@ -5,6 +5,8 @@ import {
   type ErrorLogger,
   metricsHandler,
   type RateLimitOptions,
+  refusal,
+  serialize,
 } from '@agenthost/express';
 import cors from 'cors';
 import express from 'express';
@@ -41,6 +43,29 @@ export function operationalRoutes(
   return router;
 }
 
+/**
+ * Once the host has closed (its store too), the API answers 503 `not_ready` and closes the connection,
+ * rather than failing each request on a closed store. While it drains, requests are still served, as
+ * a load balancer may send some before it sees readiness fail.
+ */
+function refuseWhenClosed(closed: () => boolean): express.RequestHandler {
+  return function agentHostClosed(_req, res, next) {
+    if (!closed()) {
+      next();
+      return;
+    }
+    const response = refusal('not_ready', 'Not ready: this server has shut down', undefined, {
+      'Retry-After': '5',
+      Connection: 'close',
+    });
+    res
+      .status(response.status)
+      .set(response.headers)
+      .type('application/json; charset=utf-8')
+      .send(serialize(response.body, false));
+  };
+}
+
 /** Rate limits per key and per failing client address; on Redis the counters are shared by every server. */
 function rateLimitFor(config: ServerConfig, resources: HostResources): RateLimitOptions {
   const { store, secret } = resources;
@@ -68,6 +93,7 @@ export function createHostRouter(parts: {
   resources: HostResources;
   inFlight: InFlight;
   operational: express.Router;
+  closed: () => boolean;
   logger: ErrorLogger;
   secrets: readonly string[];
   metrics: AgentMetrics | undefined;
@@ -81,6 +107,7 @@ export function createHostRouter(parts: {
       cors({ origin: config.corsOrigins.includes('*') ? '*' : config.corsOrigins, ...CORS_HEADERS, maxAge: 600 }),
     );
   router.use(parts.operational);
+  router.use(refuseWhenClosed(parts.closed));
   const api = createAgentRouter(resources.service, {
     resolveKey: resources.resolveKey,
     bodyLimit: config.bodyLimit,

@@ -3,8 +3,10 @@ import type { AddressInfo } from 'node:net';
 import { type FakeOpenAIServer, startFakeOpenAIServer } from '@agenthost/core/test';
 import express from 'express';
 import { pino } from 'pino';
+import request from 'supertest';
 import { afterEach, beforeEach, describe, expect, test } from 'vitest';
 import { type AgentHost, createAgentHost } from './host.js';
+import { REFERENCE_SCRIPT_PATH } from './reference-page.js';
 
 const KEY = 'shop-key-0123456789abcdef';
 const ID = /^agt_[A-Za-z0-9_-]{22}$/;
@@ -147,6 +149,32 @@ describe('host.router mounted in an app with its own express.json() and routes',
     expect(await host.close({ deadlineMs: 100 })).toStrictEqual({ aborted: 1 });
     expect(await running).toBe('TypeError');
   });
+
+  test('once closed, the API answers 503 not_ready (not a storage failure) and readiness stays failed', async () => {
+    await host.close({ deadlineMs: 0 });
+    expect(await call('GET', '/api/v1/agents')).toStrictEqual({
+      status: 503,
+      body: { success: false, error: 'Not ready: this server has shut down', code: 'not_ready', status: 503 },
+    });
+    expect((await call('GET', '/api/readyz')).status).toBe(503);
+    expect(await call('GET', '/api/v1/healthz')).toStrictEqual({
+      status: 200,
+      body: { success: true, data: { status: 'alive' }, status: 200 },
+    });
+  });
+});
+
+test('the standalone app answers a status no code stands for (416 from the reference script) as a 400 envelope', async () => {
+  const standalone = await createAgentHost({ store: 'memory', apiKeys: [{ account: 'shop', key: KEY }] });
+  try {
+    const response = await request(standalone.app).get(REFERENCE_SCRIPT_PATH).set('Range', 'bytes=999999999-');
+    expect({ status: response.status, body: response.body }).toStrictEqual({
+      status: 400,
+      body: { success: false, error: 'Bad request', code: 'malformed_request', status: 400 },
+    });
+  } finally {
+    await standalone.close({ deadlineMs: 0 });
+  }
 });
 
 test('host.requestLog logs one line per request of a mounting app, through the host’s logger', async () => {

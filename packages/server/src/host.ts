@@ -98,6 +98,7 @@ export async function buildHost(config: ServerConfig, extras: AgentHostExtras = 
     throw error;
   });
   let draining = false;
+  let closed = false;
   const requests = inFlight();
   const operational = operationalRoutes(config, resources, () => draining);
   const router = createHostRouter({
@@ -105,6 +106,7 @@ export async function buildHost(config: ServerConfig, extras: AgentHostExtras = 
     resources,
     inFlight: requests,
     operational,
+    closed: () => closed,
     logger,
     secrets,
     metrics: resources.metrics,
@@ -125,8 +127,12 @@ export async function buildHost(config: ServerConfig, extras: AgentHostExtras = 
     server?.close();
     server?.closeIdleConnections();
     const aborted = await requests.drain(deadlineMs, () => server?.closeAllConnections());
-    await resources.close();
-    await stopTracing?.().catch(() => {});
+    closed = true;
+    try {
+      await resources.close();
+    } finally {
+      await stopTracing?.().catch(() => {});
+    }
     return { aborted };
   }
   return {

@@ -3,6 +3,7 @@ import { AgentHostError, type ApiKeyInfo, type ApiKeyScope, ApiKeyService } from
 import { loadDeploymentSecret, openStore } from '@agenthost/storage';
 import { ConfigError, loadConfig, type ServerConfig } from './config.js';
 import { USAGE } from './help.js';
+import { preparePrivateSqliteFile } from './store-claim.js';
 import { unknownVariableWarnings } from './unknown-variables.js';
 
 function fail(message: string, code = 1): never {
@@ -122,9 +123,10 @@ export async function keysCommand(args: string[], env: Record<string, string | u
     process.exit(2);
   }
   const config = storeConfig(env);
-  const opened = await openStore(config.store, { namespace: config.storeNamespace }).catch((error: Error) =>
-    fail(error.message),
-  );
+  const opened = await (async () => {
+    preparePrivateSqliteFile(config.store);
+    return openStore(config.store, { namespace: config.storeNamespace });
+  })().catch((error: Error) => fail(error.message));
   try {
     // The servers' secret: keys made under another one would not be found by them.
     const keys = new ApiKeyService({

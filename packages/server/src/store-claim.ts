@@ -1,67 +1,77 @@
-import { mkdir, readFile, unlink, writeFile } from 'node:fs/promises';
+import { closeSync, mkdirSync, openSync, readFileSync, unlinkSync, writeFileSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
+import type { DatabaseSync } from 'node:sqlite';
+import { loadNodeSqlite } from '@agenthost/storage';
 
-/** Claims this process holds, so a second host in the same process is refused too. */
-const held = new Set<string>();
+/** SQLite's answer when another connection holds the lock. */
+const SQLITE_BUSY = 5;
 
-/** Whether a process runs under `pid` (one we may not signal runs too). */
-function alive(pid: number): boolean {
-  if (!Number.isSafeInteger(pid) || pid <= 0) return false;
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === 'EPERM';
-  }
+/**
+ * Makes the folder and the database file of a SQLite store private to the user running agenthost
+ * when they do not exist yet: the file holds the deployment secret, key records and every
+ * conversation. SQLite gives its `-wal` and `-shm` files the database file's permissions. Existing
+ * folders and files keep theirs.
+ */
+export function preparePrivateSqliteFile(location: string): void {
+  if (!location.startsWith('sqlite://')) return;
+  const file = resolve(location.slice('sqlite://'.length));
+  mkdirSync(dirname(file), { recursive: true, mode: 0o700 });
+  closeSync(openSync(file, 'a', 0o600));
 }
 
-/** The process holding `claim`, or `undefined` when nobody does (no claim, or a stale one). */
-async function holder(claim: string): Promise<number | undefined> {
-  const pid = Number((await readFile(claim, 'utf8').catch(() => '')).trim());
-  // Our own pid in a claim we do not hold is a previous life of this pid (a restarted container).
-  if (pid === process.pid && !held.has(claim)) return undefined;
-  return alive(pid) ? pid : undefined;
-}
-
-/** Writes the claim if nobody holds it; `false` when it exists already. */
-async function tryWrite(claim: string): Promise<boolean> {
+/** Opens `<file>.lock` and takes SQLite's exclusive lock on it; `undefined` when another connection holds it. */
+function takeLock(lockFile: string): DatabaseSync | undefined {
+  const db = new (loadNodeSqlite().DatabaseSync)(lockFile, { timeout: 0 });
   try {
-    await writeFile(claim, `${process.pid}\n`, { flag: 'wx' });
-    return true;
+    // An exclusive transaction that is never committed: the lock lasts as long as the connection, and
+    // the operating system drops it when the process ends, however it ends.
+    db.exec('PRAGMA locking_mode = EXCLUSIVE; BEGIN EXCLUSIVE;');
+    return db;
   } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'EEXIST') return false;
+    db.close();
+    if ((error as { errcode?: number }).errcode === SQLITE_BUSY) return undefined;
     throw error;
   }
 }
 
+/** The process id written beside a claim, for the message a second server gets. */
+function holderPid(pidFile: string): string {
+  try {
+    return readFileSync(pidFile, 'utf8').trim() || 'unknown';
+  } catch {
+    return 'unknown';
+  }
+}
+
 /**
- * Claims a SQLite store for this server: one server per SQLite file, by design (its locks are in-process).
- * The claim is a file beside the database (`<file>.pid`) holding the server's process id; a claim
- * left by a process that no longer runs (killed, crashed) is taken over. Other stores need no claim.
- * @returns the release, which removes the claim.
+ * Claims a SQLite store for this server: one server per SQLite file, by design (its locks are
+ * in-process). The claim is an exclusive lock on `<file>.lock`, held by the operating system for as
+ * long as the server runs, in this process or another, and dropped when it ends (stopped, killed,
+ * crashed), so a claim is never stale. `<file>.pid` beside it names the holder for the refusal
+ * message. Other stores need no claim.
+ * @returns the release, which drops the lock.
  * @throws Error naming the file and the process that holds it.
  */
 export async function claimStore(location: string): Promise<() => Promise<void>> {
   if (!location.startsWith('sqlite://')) return async () => {};
+  preparePrivateSqliteFile(location);
   const file = resolve(location.slice('sqlite://'.length));
-  const claim = `${file}.pid`;
-  await mkdir(dirname(claim), { recursive: true });
-  let written = await tryWrite(claim);
-  if (!written) {
-    const pid = await holder(claim);
-    if (pid !== undefined)
-      throw new Error(
-        `another agenthost server (process ${pid}) is serving ${file}: one server per SQLite file. Stop it, or give this server another AGENTHOST_HOME or AGENTHOST_STORE (servers can share a Redis or PostgreSQL store)`,
-      );
-    await unlink(claim).catch(() => {});
-    written = await tryWrite(claim);
-    if (!written)
-      throw new Error(`another agenthost server took ${file} at the same moment: one server per SQLite file`);
-  }
-  held.add(claim);
+  const pidFile = `${file}.pid`;
+  const lock = takeLock(`${file}.lock`);
+  if (!lock)
+    throw new Error(
+      `another agenthost server (process ${holderPid(pidFile)}) is serving ${file}: one server per SQLite file. Stop it, or give this server another AGENTHOST_HOME or AGENTHOST_STORE (servers can share a Redis or PostgreSQL store)`,
+    );
+  writeFileSync(pidFile, `${process.pid}\n`, { mode: 0o600 });
+  let held = true;
   return async function releaseStore() {
-    if (!held.delete(claim)) return;
-    const pid = Number((await readFile(claim, 'utf8').catch(() => '')).trim());
-    if (pid === process.pid) await unlink(claim).catch(() => {});
+    if (!held) return;
+    held = false;
+    try {
+      unlinkSync(pidFile);
+    } catch {
+      // Gone already: nothing to tidy.
+    }
+    lock.close();
   };
 }
