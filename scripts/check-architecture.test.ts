@@ -72,6 +72,8 @@ describe('the architecture check', () => {
       storage: "import '@agenthost/core';\nimport '@agenthost/express';\nimport 'express';\n",
       express: "import '@agenthost/storage';\nimport 'keyv';\n",
       tools: "import '@agenthost/server';\nimport 'keyv';\nimport 'no-such-package';\n",
+      server:
+        "import '@agenthost/core';\nimport 'keyv';\nimport 'mathjs';\nimport '../../../examples/demo/src/main.js';\n",
     });
     write(
       'packages/core/src/helper.ts',
@@ -87,8 +89,12 @@ describe('the architecture check', () => {
       'error express-agenthost-packages: packages/express/src/index.ts → packages/storage/src/index.ts',
       'error express-must-not-import: packages/express/src/index.ts → node_modules/keyv/index.js',
       'error no-package-imports-an-example: packages/core/src/helper.ts → examples/demo/src/main.ts',
+      'error no-package-imports-an-example: packages/server/src/index.ts → examples/demo/src/main.ts',
       'error resolvable: packages/tools/src/index.ts → no-such-package',
+      'error server-agenthost-packages: packages/server/src/index.ts → examples/demo/src/main.ts',
       'error server-imported-by-no-package: packages/tools/src/index.ts → packages/server/src/index.ts',
+      'error server-may-import-only: packages/server/src/index.ts → node_modules/mathjs/index.js',
+      'error server-must-not-import: packages/server/src/index.ts → node_modules/keyv/index.js',
       'error storage-agenthost-packages: packages/storage/src/index.ts → packages/express/src/index.ts',
       'error storage-must-not-import: packages/storage/src/index.ts → node_modules/express/index.js',
       'error tools-agenthost-packages: packages/tools/src/index.ts → packages/server/src/index.ts',
