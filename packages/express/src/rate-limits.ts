@@ -34,10 +34,11 @@ function refuse(message: string) {
   return function agentHostRateLimited(req: Request, res: Response) {
     const reset = (req as Request & { rateLimit?: { resetTime?: Date } }).rateLimit?.resetTime;
     const seconds = reset ? Math.max(1, Math.ceil((reset.getTime() - Date.now()) / 1000)) : 60;
+    const response = refusal('rate_limited', message);
     res
-      .status(429)
+      .status(response.status)
       .set({ 'Content-Type': 'application/json; charset=utf-8', 'Retry-After': String(seconds) })
-      .send(serialize(refusal('rate_limited', message).body, req.query?.pretty === 'true'));
+      .send(serialize(response.body, req.query?.pretty === 'true'));
   };
 }
 

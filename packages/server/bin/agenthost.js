@@ -4,7 +4,7 @@
 try {
   await import('../dist/bin.js');
 } catch (error) {
-  if (error?.code !== 'ERR_MODULE_NOT_FOUND' || !String(error.message).includes('dist/bin.js')) throw error;
+  if (error?.code !== 'ERR_MODULE_NOT_FOUND' || !/dist[\\/]bin\.js/.test(String(error.message))) throw error;
   process.stderr.write('agenthost: the package is not built (run `pnpm build` in the repository)\n');
   process.exit(1);
 }

@@ -1,7 +1,7 @@
 import { envelopeResponse, exchange, parseResponse } from '@agenthost/express/test';
 import { afterEach, expect, test } from 'vitest';
 import { loadConfig } from './config.js';
-import { type RunningServer, startServer } from './server.js';
+import { type RunningServer, startServer } from './test-server.js';
 
 const KEY = 'key-client-errors-0123456789';
 let running: RunningServer | undefined;

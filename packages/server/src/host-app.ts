@@ -1,4 +1,4 @@
-import { failure, serialize } from '@agenthost/express';
+import { failure, refusal, serialize } from '@agenthost/express';
 import express from 'express';
 import { mountReferencePage } from './reference-page.js';
 
@@ -12,7 +12,10 @@ function hostRequired(req: express.Request, res: express.Response, next: express
     next();
     return;
   }
-  const body = serialize(failure(400, 'Bad request: an HTTP/1.1 request needs a Host header').body, false);
+  const body = serialize(
+    refusal('malformed_request', 'Bad request: an HTTP/1.1 request needs a Host header').body,
+    false,
+  );
   res
     .writeHead(400, {
       'Content-Type': 'application/json; charset=utf-8',
@@ -27,7 +30,9 @@ function notFound(req: express.Request, res: express.Response): void {
   res
     .status(404)
     .type('application/json; charset=utf-8')
-    .send(serialize(failure(404, `Route not found: ${req.method} ${req.path}`).body, req.query?.pretty === 'true'));
+    .send(
+      serialize(refusal('not_found', `Route not found: ${req.method} ${req.path}`).body, req.query?.pretty === 'true'),
+    );
 }
 
 function lastResort(error: unknown, _req: express.Request, res: express.Response, _next: express.NextFunction): void {

@@ -37,6 +37,7 @@ export interface AgentHost {
    * `app.use(['/api/v1', '/api'], host.router)`. Works after the app's own `express.json()`.
    */
   router: express.Router;
+  /** The service the API runs on, for calls in the same process (create, run... without HTTP). */
   service: AgentService;
   /** Issues, lists and revokes the keys kept in the store. */
   keys: ApiKeyService;
@@ -44,6 +45,7 @@ export interface AgentHost {
   store: OpenedStore;
   /** The validated settings. */
   config: ServerConfig;
+  /** The host's logger (pino): JSON lines, secrets redacted; the one passed in `extras`, if any. */
   logger: Logger;
   /** One log line per request (pino-http), as the standalone app logs; for a mounting app to `app.use`. */
   requestLog: express.RequestHandler;
@@ -53,7 +55,10 @@ export interface AgentHost {
   managedKeyCount: number;
   /** The tool names offered. */
   tools: readonly string[];
-  /** Starts the standalone server on `port` and `host`; resolves once it listens. */
+  /**
+   * Starts the standalone server on `port` and `host`; resolves once it listens. When it cannot
+   * listen (port in use, unknown address), it rejects and the host stays open: call `close()`.
+   */
   listen(): Promise<{ url: string; server: Server }>;
   /**
    * Shuts down: readiness fails at once, a server started by `listen()` stops taking connections,

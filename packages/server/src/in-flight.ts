@@ -39,7 +39,8 @@ export function inFlight(): InFlight {
       onDeadline?.();
       // Cutting the connections aborts their runs: a run stores its turn only if its model call finished.
       for (const res of running) res.socket?.destroy();
-      await Promise.race([drained, new Promise((resolve) => setTimeout(resolve, 5_000))]);
+      // Unref'd: a library's process may end before it fires.
+      await Promise.race([drained, new Promise((resolve) => setTimeout(resolve, 5_000).unref())]);
     }
     clearTimeout(timer);
     return aborted;

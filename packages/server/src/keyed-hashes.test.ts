@@ -3,7 +3,7 @@ import { clearRedis, REDIS_URL, runNamespace } from '@agenthost/storage/test';
 import { createClient } from '@keyv/redis';
 import { afterAll, afterEach, describe, expect, test } from 'vitest';
 import { loadConfig } from './config.js';
-import { type RunningServer, startServer } from './server.js';
+import { type RunningServer, startServer } from './test-server.js';
 
 // A short configured key: exactly the kind whose bare digest could be guessed offline.
 const KEY = `short-${randomBytes(5).toString('hex')}`;

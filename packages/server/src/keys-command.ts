@@ -1,15 +1,10 @@
 import { parseArgs } from 'node:util';
 import { AgentHostError, type ApiKeyInfo, type ApiKeyScope, ApiKeyService } from '@agenthost/core';
 import { loadDeploymentSecret, openStore } from '@agenthost/storage';
-import { ConfigError, loadConfig, type ServerConfig } from './config.js';
+import { fail, settingsOrExit } from './cli-settings.js';
+import type { ServerConfig } from './config.js';
 import { USAGE } from './help.js';
 import { preparePrivateSqliteFile } from './store-claim.js';
-import { unknownVariableWarnings } from './unknown-variables.js';
-
-function fail(message: string, code = 1): never {
-  process.stderr.write(`agenthost: ${message}\n`);
-  process.exit(code);
-}
 
 function table(keys: ApiKeyInfo[]): string {
   const rows = [['ID', 'PREFIX', 'ACCOUNT', 'NAME', 'SCOPES', 'CREATED', 'LAST USED', 'REVOKED']];
@@ -58,14 +53,7 @@ function parse(args: string[]): KeysArgs {
 
 /** Reads the settings the servers read, so the keys land in their store under their secret. */
 function storeConfig(env: Record<string, string | undefined>): ServerConfig {
-  for (const warning of unknownVariableWarnings(env)) process.stderr.write(`agenthost: warning: ${warning}\n`);
-  let config: ServerConfig;
-  try {
-    config = loadConfig(env);
-  } catch (error) {
-    if (error instanceof ConfigError) fail(error.message, 2);
-    throw error;
-  }
+  const config = settingsOrExit(env);
   if (config.store === 'memory')
     fail('AGENTHOST_STORE=memory keeps nothing between processes; point it at the store your servers use', 2);
   return config;

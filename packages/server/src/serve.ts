@@ -1,22 +1,21 @@
 import { redactSecrets } from '@agenthost/core';
 import { modelLines } from './banner.js';
-import { ConfigError, loadConfig, type ServerConfig } from './config.js';
+import { fail, settingsOrExit } from './cli-settings.js';
+import type { ServerConfig } from './config.js';
 import { type AgentHost, buildHost } from './host.js';
 import { configuredSecrets } from './secrets.js';
-import { unknownVariableWarnings } from './unknown-variables.js';
 
-function fail(message: string, code: number): never {
-  process.stderr.write(`agenthost: ${message}\n`);
-  process.exit(code);
+/** Why the host could not be built: a store or an MCP server that cannot be reached may quote its URL, credentials included. */
+function cannotBuild(error: Error, config: ServerConfig): string {
+  return redactSecrets(error.message, { secrets: configuredSecrets(config) });
 }
 
-/** Why the server could not start, in words that name the setting to change. */
-function cannotStart(error: NodeJS.ErrnoException, config: ServerConfig): string {
+/** Why the server could not listen, in words that name the setting to change. */
+function cannotListen(error: NodeJS.ErrnoException, config: ServerConfig): string {
   if (error.code === 'EADDRINUSE') return `port ${config.port} on ${config.host} is already in use (set PORT)`;
   if (error.code === 'ENOTFOUND' || error.code === 'EADDRNOTAVAIL' || error.code === 'EAI_AGAIN')
     return `HOST=${config.host} is not an address of this machine (${error.code}); set HOST, e.g. 127.0.0.1 or 0.0.0.0`;
-  // A store or an MCP server that cannot be reached may quote its URL, credentials included.
-  return redactSecrets(error.message, { secrets: configuredSecrets(config) });
+  return cannotBuild(error, config);
 }
 
 function storeNote(kind: string): string {
@@ -87,22 +86,14 @@ function stopOnSignals(host: AgentHost): void {
  * it with status 2; a store, port or address it cannot use, with status 1.
  */
 export async function serve(env: Record<string, string | undefined>): Promise<void> {
-  for (const warning of unknownVariableWarnings(env)) process.stderr.write(`agenthost: warning: ${warning}\n`);
-  let config: ServerConfig;
+  const config = settingsOrExit(env, '\nRun with --help for the list of settings.');
+  const host = await buildHost(config).catch((error: Error) => fail(`cannot start: ${cannotBuild(error, config)}`, 1));
   try {
-    config = loadConfig(env);
-  } catch (error) {
-    if (error instanceof ConfigError) fail(`${error.message}\nRun with --help for the list of settings.`, 2);
-    throw error;
-  }
-  let host: AgentHost | undefined;
-  try {
-    host = await buildHost(config);
     const { url } = await host.listen();
     process.stdout.write(`${banner(host, url).join('\n')}\n`);
     stopOnSignals(host);
   } catch (error) {
-    await host?.close({ deadlineMs: 0 }).catch(() => {});
-    fail(`cannot start: ${cannotStart(error as NodeJS.ErrnoException, config)}`, 1);
+    await host.close({ deadlineMs: 0 }).catch(() => {});
+    fail(`cannot start: ${cannotListen(error as NodeJS.ErrnoException, config)}`, 1);
   }
 }

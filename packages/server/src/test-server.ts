@@ -1,3 +1,4 @@
+// Test support: a host from validated settings, listening on its own, for tests that need a real server.
 import type { Server } from 'node:http';
 import { pino } from 'pino';
 import type { ServerConfig } from './config.js';
