@@ -86,6 +86,182 @@ function withTimeout<T>(promise: Promise<T>, ms: number, what: string): Promise<
   ]).finally(() => clearTimeout(timer));
 }
 
+/** The settings every opener needs, resolved from {@link OpenStoreOptions}. */
+interface OpenContext {
+  location: string;
+  url: URL;
+  namespace: string;
+  connectTimeoutMs: number;
+  commandTimeoutMs: number;
+  onError: (error: unknown) => void;
+  options: OpenStoreOptions;
+  Keyv: typeof import('keyv').default;
+  /** The cross-process locks given, or in-process ones when those are turned off. */
+  shared: (locks: LockProvider) => LockProvider;
+}
+
+/** The in-memory store: one process, in-process locks, nothing to close. */
+function openMemoryStore(): OpenedStore {
+  return {
+    kind: 'memory',
+    description: 'memory',
+    store: new MemoryStore(),
+    locks: inProcessLocks(),
+    close: async () => {},
+  };
+}
+
+/** Parses a store location other than `memory`, with a message that lists the supported forms. */
+function parseLocation(location: string): URL {
+  try {
+    return new URL(location);
+  } catch {
+    throw new Error(`"${location}" is not a store location; use one of: ${STORE_URL_FORMS}`);
+  }
+}
+
+/** Opens a `sqlite://` store on Node's own SQLite, creating the file's directory. */
+async function openSqliteStore({ location, namespace, onError, Keyv }: OpenContext): Promise<OpenedStore> {
+  const path = location.slice('sqlite://'.length);
+  if (!path) throw new Error('sqlite:// needs a file path, e.g. sqlite://./.agenthost/agenthost.sqlite');
+  await mkdir(dirname(path), { recursive: true });
+  const adapter = new NodeSqliteAdapter(loadNodeSqlite(), { filename: path, table: 'agenthost_kv' });
+  const keyv = new Keyv({ store: adapter, namespace, throwOnErrors: true });
+  keyv.on('error', onError);
+  // One SQLite file serves one process, so in-process locks are the shared ones.
+  const locks = inProcessLocks();
+  const store = new KeyvStore(keyv, { locks });
+  return { kind: 'sqlite', description: `sqlite://${path}`, store, locks, close: () => store.close() };
+}
+
+/**
+ * Opens a `redis://` or `rediss://` store: one bounded, self-reconnecting connection shared by the
+ * Keyv adapter, the locks and {@link OpenedStore.redisCommand}.
+ */
+async function openRedisStore(context: OpenContext): Promise<OpenedStore> {
+  const { location, url, namespace, connectTimeoutMs, commandTimeoutMs, onError, options, Keyv, shared } = context;
+  const { default: KeyvRedis, createClient } = await importOptional(
+    '@keyv/redis',
+    'redis://',
+    () => import('@keyv/redis'),
+  );
+  let adapter: InstanceType<typeof KeyvRedis> | undefined;
+  const connection = new RedisConnection({
+    create: () =>
+      createClient({
+        url: location,
+        disableOfflineQueue: true,
+        commandOptions: { timeout: commandTimeoutMs },
+        // A PING each second while idle; a socket that then hears nothing for 3 s is closed and
+        // reconnected (a PING that gets no answer is not sent again, so the socket goes quiet).
+        pingInterval: 1_000,
+        socket: {
+          connectTimeout: connectTimeoutMs,
+          socketTimeout: 3_000,
+          reconnectStrategy: (retries: number) => Math.min(50 * 2 ** retries, 2_000),
+        },
+      }) as never,
+    onError,
+    onReset: (client) => {
+      if (adapter) adapter.client = client as never;
+    },
+  });
+  try {
+    await withTimeout(connection.connect(), connectTimeoutMs * 2, `Redis at ${redact(url)}`);
+  } catch (error) {
+    connection.close();
+    throw new Error(`cannot reach the store at ${redact(url)}: ${(error as Error).message}`, { cause: error });
+  }
+  adapter = new KeyvRedis(connection.client as never, { throwOnErrors: true, connectionTimeout: connectTimeoutMs });
+  const keyv = new Keyv({ store: adapter, namespace, useKeyPrefix: false, throwOnErrors: true });
+  keyv.on('error', onError);
+  // A command that misses its deadline means the connection stopped answering: replace it.
+  const onTimeout = () => connection.reset();
+  const locks = shared(
+    redisLocks(() => connection.client as unknown as RedisLockClient, {
+      prefix: `${namespace}:lock:`,
+      commandTimeoutMs,
+      onTimeout,
+      ...(options.lockLeaseMs && { leaseMs: options.lockLeaseMs }),
+    }),
+  );
+  const store = new KeyvStore(keyv, { locks, commandTimeoutMs, onTimeout });
+  return {
+    kind: 'redis',
+    description: redact(url),
+    store,
+    locks,
+    redisCommand: (args) => connection.client.sendCommand(args),
+    close: async () => {
+      await withTimeout(store.close(), commandTimeoutMs, 'Closing the Redis store').catch(() => {});
+      connection.close();
+    },
+  };
+}
+
+/**
+ * Opens a `postgres://` or `postgresql://` store: a pool of our own (with an error listener) for the
+ * Keyv adapter, its table created if missing, and advisory locks on a dedicated connection.
+ */
+async function openPostgresStore(context: OpenContext): Promise<OpenedStore> {
+  const { location, url, namespace, connectTimeoutMs, commandTimeoutMs, onError, Keyv, shared } = context;
+  const { default: pg } = await importOptional('pg', 'postgres://', () => import('pg'));
+  const { KeyvPostgres } = await importOptional('@keyv/postgres', 'postgres://', () => import('@keyv/postgres'));
+  const settings = {
+    connectionString: location,
+    connectionTimeoutMillis: connectTimeoutMs,
+    query_timeout: commandTimeoutMs,
+    keepAlive: true,
+    keepAliveInitialDelayMillis: 10_000,
+    // Ask the database to notice a client that vanished (a crashed host, a partition) within
+    // about 25 s, so the advisory locks of a dead server are freed.
+    options: '-c tcp_keepalives_idle=10 -c tcp_keepalives_interval=5 -c tcp_keepalives_count=3',
+  };
+  const pool = new pg.Pool({ ...settings, max: 10 });
+  // Without a listener, an idle connection's error (a database restart) would crash the process.
+  pool.on('error', onError);
+  const table = 'agenthost_kv';
+  try {
+    await pool
+      .query(`CREATE TABLE IF NOT EXISTS ${table}(key VARCHAR(255) PRIMARY KEY, value TEXT)`)
+      .catch((error: { code?: string }) => {
+        // Two servers creating the table at once: the loser sees a unique violation; the table exists.
+        if (error?.code !== '23505') throw error;
+      });
+  } catch (error) {
+    await pool.end().catch(() => {});
+    throw new Error(`cannot reach the store at ${redact(url)}: ${(error as Error).message}`, { cause: error });
+  }
+  // @keyv/postgres keeps a module-wide pool without an error listener; this one is ours.
+  class PooledKeyvPostgres extends KeyvPostgres {
+    override async connect() {
+      return async (sql: string, values?: unknown) => (await pool.query(sql, values as unknown[])).rows;
+    }
+    override async disconnect() {
+      await pool.end();
+    }
+  }
+  const keyv = new Keyv({
+    store: new PooledKeyvPostgres({ uri: location, table }),
+    namespace,
+    throwOnErrors: true,
+  });
+  keyv.on('error', onError);
+  const locks = shared(
+    postgresLocks(
+      async () => {
+        const client = new pg.Client(settings);
+        client.on('error', onError);
+        await client.connect();
+        return client;
+      },
+      { commandTimeoutMs },
+    ),
+  );
+  const store = new KeyvStore(keyv, { locks, commandTimeoutMs });
+  return { kind: 'postgres', description: redact(url), store, locks, close: () => store.close() };
+}
+
 /**
  * Opens a store from a location string: `memory`, `sqlite://path/to/file.sqlite` (Node's own SQLite,
  * nothing to install), `redis://...`, `rediss://...`, or `postgres://...`. The Keyv adapter of the scheme (`@keyv/redis`,
@@ -100,158 +276,29 @@ export async function openStore(location: string, options: OpenStoreOptions = {}
   const namespace = options.namespace ?? 'agenthost';
   if (!/^[A-Za-z0-9_-]{1,64}$/.test(namespace))
     throw new Error('the store namespace must be 1-64 characters of letters, digits, "_" or "-"');
-  const connectTimeoutMs = options.connectTimeoutMs ?? 2_000;
-  const commandTimeoutMs = options.commandTimeoutMs ?? 5_000;
-  const onError = options.onError ?? (() => {});
-  if (location === 'memory') {
-    return {
-      kind: 'memory',
-      description: 'memory',
-      store: new MemoryStore(),
-      locks: inProcessLocks(),
-      close: async () => {},
-    };
-  }
-  let url: URL;
-  try {
-    url = new URL(location);
-  } catch {
-    throw new Error(`"${location}" is not a store location; use one of: ${STORE_URL_FORMS}`);
-  }
+  if (location === 'memory') return openMemoryStore();
+  const url = parseLocation(location);
   const { default: Keyv } = await importOptional('keyv', url.protocol, () => import('keyv'));
-  const shared = (locks: LockProvider) => (options.unsafeInProcessLocksOnly ? inProcessLocks() : locks);
-
+  const context: OpenContext = {
+    location,
+    url,
+    namespace,
+    connectTimeoutMs: options.connectTimeoutMs ?? 2_000,
+    commandTimeoutMs: options.commandTimeoutMs ?? 5_000,
+    onError: options.onError ?? (() => {}),
+    options,
+    Keyv,
+    shared: (locks) => (options.unsafeInProcessLocksOnly ? inProcessLocks() : locks),
+  };
   switch (url.protocol) {
-    case 'sqlite:': {
-      const path = location.slice('sqlite://'.length);
-      if (!path) throw new Error('sqlite:// needs a file path, e.g. sqlite://./.agenthost/agenthost.sqlite');
-      await mkdir(dirname(path), { recursive: true });
-      const adapter = new NodeSqliteAdapter(loadNodeSqlite(), { filename: path, table: 'agenthost_kv' });
-      const keyv = new Keyv({ store: adapter, namespace, throwOnErrors: true });
-      keyv.on('error', onError);
-      // One SQLite file serves one process, so in-process locks are the shared ones.
-      const locks = inProcessLocks();
-      const store = new KeyvStore(keyv, { locks });
-      return { kind: 'sqlite', description: `sqlite://${path}`, store, locks, close: () => store.close() };
-    }
+    case 'sqlite:':
+      return openSqliteStore(context);
     case 'redis:':
-    case 'rediss:': {
-      const { default: KeyvRedis, createClient } = await importOptional(
-        '@keyv/redis',
-        'redis://',
-        () => import('@keyv/redis'),
-      );
-      let adapter: InstanceType<typeof KeyvRedis> | undefined;
-      const connection = new RedisConnection({
-        create: () =>
-          createClient({
-            url: location,
-            disableOfflineQueue: true,
-            commandOptions: { timeout: commandTimeoutMs },
-            // A PING each second while idle; a socket that then hears nothing for 3 s is closed and
-            // reconnected (a PING that gets no answer is not sent again, so the socket goes quiet).
-            pingInterval: 1_000,
-            socket: {
-              connectTimeout: connectTimeoutMs,
-              socketTimeout: 3_000,
-              reconnectStrategy: (retries: number) => Math.min(50 * 2 ** retries, 2_000),
-            },
-          }) as never,
-        onError,
-        onReset: (client) => {
-          if (adapter) adapter.client = client as never;
-        },
-      });
-      try {
-        await withTimeout(connection.connect(), connectTimeoutMs * 2, `Redis at ${redact(url)}`);
-      } catch (error) {
-        connection.close();
-        throw new Error(`cannot reach the store at ${redact(url)}: ${(error as Error).message}`, { cause: error });
-      }
-      adapter = new KeyvRedis(connection.client as never, { throwOnErrors: true, connectionTimeout: connectTimeoutMs });
-      const keyv = new Keyv({ store: adapter, namespace, useKeyPrefix: false, throwOnErrors: true });
-      keyv.on('error', onError);
-      // A command that misses its deadline means the connection stopped answering: replace it.
-      const onTimeout = () => connection.reset();
-      const locks = shared(
-        redisLocks(() => connection.client as unknown as RedisLockClient, {
-          prefix: `${namespace}:lock:`,
-          commandTimeoutMs,
-          onTimeout,
-          ...(options.lockLeaseMs && { leaseMs: options.lockLeaseMs }),
-        }),
-      );
-      const store = new KeyvStore(keyv, { locks, commandTimeoutMs, onTimeout });
-      return {
-        kind: 'redis',
-        description: redact(url),
-        store,
-        locks,
-        redisCommand: (args) => connection.client.sendCommand(args),
-        close: async () => {
-          await withTimeout(store.close(), commandTimeoutMs, 'Closing the Redis store').catch(() => {});
-          connection.close();
-        },
-      };
-    }
+    case 'rediss:':
+      return openRedisStore(context);
     case 'postgres:':
-    case 'postgresql:': {
-      const { default: pg } = await importOptional('pg', 'postgres://', () => import('pg'));
-      const { KeyvPostgres } = await importOptional('@keyv/postgres', 'postgres://', () => import('@keyv/postgres'));
-      const settings = {
-        connectionString: location,
-        connectionTimeoutMillis: connectTimeoutMs,
-        query_timeout: commandTimeoutMs,
-        keepAlive: true,
-        keepAliveInitialDelayMillis: 10_000,
-        // Ask the database to notice a client that vanished (a crashed host, a partition) within
-        // about 25 s, so the advisory locks of a dead server are freed.
-        options: '-c tcp_keepalives_idle=10 -c tcp_keepalives_interval=5 -c tcp_keepalives_count=3',
-      };
-      const pool = new pg.Pool({ ...settings, max: 10 });
-      // Without a listener, an idle connection's error (a database restart) would crash the process.
-      pool.on('error', onError);
-      const table = 'agenthost_kv';
-      try {
-        await pool
-          .query(`CREATE TABLE IF NOT EXISTS ${table}(key VARCHAR(255) PRIMARY KEY, value TEXT)`)
-          .catch((error: { code?: string }) => {
-            // Two servers creating the table at once: the loser sees a unique violation; the table exists.
-            if (error?.code !== '23505') throw error;
-          });
-      } catch (error) {
-        await pool.end().catch(() => {});
-        throw new Error(`cannot reach the store at ${redact(url)}: ${(error as Error).message}`, { cause: error });
-      }
-      // @keyv/postgres keeps a module-wide pool without an error listener; this one is ours.
-      class PooledKeyvPostgres extends KeyvPostgres {
-        override async connect() {
-          return async (sql: string, values?: unknown) => (await pool.query(sql, values as unknown[])).rows;
-        }
-        override async disconnect() {
-          await pool.end();
-        }
-      }
-      const keyv = new Keyv({
-        store: new PooledKeyvPostgres({ uri: location, table }),
-        namespace,
-        throwOnErrors: true,
-      });
-      keyv.on('error', onError);
-      const locks = shared(
-        postgresLocks(
-          async () => {
-            const client = new pg.Client(settings);
-            client.on('error', onError);
-            await client.connect();
-            return client;
-          },
-          { commandTimeoutMs },
-        ),
-      );
-      const store = new KeyvStore(keyv, { locks, commandTimeoutMs });
-      return { kind: 'postgres', description: redact(url), store, locks, close: () => store.close() };
-    }
+    case 'postgresql:':
+      return openPostgresStore(context);
     default:
       throw new Error(`unsupported store "${url.protocol}//"; use one of: ${STORE_URL_FORMS}`);
   }
