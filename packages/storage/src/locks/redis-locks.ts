@@ -42,6 +42,80 @@ function retryRelease(release: () => Promise<unknown>, until: number): void {
   setTimeout(attempt, 250).unref();
 }
 
+/** Runs one command on the current client within the command deadline. */
+type RunCommand = <T>(work: (c: RedisLockClient) => Promise<T>) => Promise<T>;
+
+/**
+ * The lease of a lock taken with `token` at about `sentAt`: renewed every third of `leaseMs`,
+ * lost (its signal aborted) when a renewal finds the token gone or the lease runs out by the local
+ * clock; releasing it deletes the key if the token still holds it, retrying in the background when
+ * Redis cannot be reached.
+ */
+function holdLease(
+  key: string,
+  token: string,
+  sentAt: number,
+  leaseMs: number,
+  command: RunCommand,
+  release: (key: string, token: string) => Promise<unknown>,
+): Lease {
+  const lost = new AbortController();
+  // Counted from when the request was sent: the lease may have started any time after that.
+  let confirmedUntil = sentAt + leaseMs;
+  let released = false;
+  const renew = setInterval(
+    async () => {
+      const renewSentAt = Date.now();
+      try {
+        const ok = await command((c) => c.eval(RENEW, { keys: [key], arguments: [token, String(leaseMs)] }));
+        if (Number(ok) === 1) confirmedUntil = renewSentAt + leaseMs;
+        else lose(new Error('the lock was taken over after its lease ran out'));
+      } catch (error) {
+        if (Date.now() >= confirmedUntil) lose(error);
+      }
+    },
+    Math.max(10, Math.floor(leaseMs / 3)),
+  );
+  renew.unref();
+  // Lose the lease by the local clock too, even when renewals hang instead of failing.
+  const expiry = setInterval(
+    () => {
+      if (Date.now() >= confirmedUntil) lose(new Error('the lease ran out before it could be renewed'));
+    },
+    Math.max(10, Math.floor(leaseMs / 10)),
+  );
+  expiry.unref();
+  const lose = (reason: unknown) => {
+    clearInterval(renew);
+    clearInterval(expiry);
+    if (!released) lost.abort(new StorageUnavailableError({ message: 'Lost a lock', cause: reason }));
+  };
+  const releaseNow = () => release(key, token);
+  return {
+    signal: lost.signal,
+    get validUntil() {
+      return confirmedUntil;
+    },
+    release: async () => {
+      if (released) return;
+      released = true;
+      clearInterval(renew);
+      clearInterval(expiry);
+      try {
+        await releaseNow();
+      } catch (error) {
+        // Redis is unreachable. The lease would free the lock when it runs out; releasing as soon
+        // as Redis is back frees it sooner for the next holder, who is likely already waiting.
+        retryRelease(releaseNow, confirmedUntil);
+        throw new StorageUnavailableError({
+          message: 'Could not release a lock; it frees itself when its lease runs out',
+          cause: error,
+        });
+      }
+    },
+  };
+}
+
 /**
  * Locks shared by every process on one Redis: `SET key token NX PX lease`, released only by the
  * holder of the token (a Lua compare-and-delete), renewed while held. A renewal that finds the token
@@ -56,8 +130,7 @@ export function redisLocks(
   const prefix = options.prefix ?? 'agenthost:lock:';
   const commandTimeoutMs = options.commandTimeoutMs ?? 2_000;
   const current = typeof client === 'function' ? client : () => client;
-  const command = <T>(work: (c: RedisLockClient) => Promise<T>) =>
-    withDeadline(() => work(current()), commandTimeoutMs, options.onTimeout);
+  const command: RunCommand = (work) => withDeadline(() => work(current()), commandTimeoutMs, options.onTimeout);
   const release = (key: string, token: string) => command((c) => c.eval(RELEASE, { keys: [key], arguments: [token] }));
 
   async function tryTake(key: string, token: string): Promise<boolean> {
@@ -70,64 +143,6 @@ export function redisLocks(
     }
   }
 
-  function hold(key: string, token: string, sentAt: number): Lease {
-    const lost = new AbortController();
-    // Counted from when the request was sent: the lease may have started any time after that.
-    let confirmedUntil = sentAt + leaseMs;
-    let released = false;
-    const renew = setInterval(
-      async () => {
-        const renewSentAt = Date.now();
-        try {
-          const ok = await command((c) => c.eval(RENEW, { keys: [key], arguments: [token, String(leaseMs)] }));
-          if (Number(ok) === 1) confirmedUntil = renewSentAt + leaseMs;
-          else lose(new Error('the lock was taken over after its lease ran out'));
-        } catch (error) {
-          if (Date.now() >= confirmedUntil) lose(error);
-        }
-      },
-      Math.max(10, Math.floor(leaseMs / 3)),
-    );
-    renew.unref();
-    // Lose the lease by the local clock too, even when renewals hang instead of failing.
-    const expiry = setInterval(
-      () => {
-        if (Date.now() >= confirmedUntil) lose(new Error('the lease ran out before it could be renewed'));
-      },
-      Math.max(10, Math.floor(leaseMs / 10)),
-    );
-    expiry.unref();
-    const lose = (reason: unknown) => {
-      clearInterval(renew);
-      clearInterval(expiry);
-      if (!released) lost.abort(new StorageUnavailableError({ message: 'Lost a lock', cause: reason }));
-    };
-    const releaseNow = () => release(key, token);
-    return {
-      signal: lost.signal,
-      get validUntil() {
-        return confirmedUntil;
-      },
-      release: async () => {
-        if (released) return;
-        released = true;
-        clearInterval(renew);
-        clearInterval(expiry);
-        try {
-          await releaseNow();
-        } catch (error) {
-          // Redis is unreachable. The lease would free the lock when it runs out; releasing as soon
-          // as Redis is back frees it sooner for the next holder, who is likely already waiting.
-          retryRelease(releaseNow, confirmedUntil);
-          throw new StorageUnavailableError({
-            message: 'Could not release a lock; it frees itself when its lease runs out',
-            cause: error,
-          });
-        }
-      },
-    };
-  }
-
   return {
     async acquire(name: string, { waitMs, signal }: AcquireOptions): Promise<Lease> {
       const key = prefix + createHash('sha256').update(name).digest('base64url');
@@ -136,7 +151,7 @@ export function redisLocks(
       for (;;) {
         signal?.throwIfAborted();
         const sentAt = Date.now();
-        if (await tryTake(key, token)) return hold(key, token, sentAt);
+        if (await tryTake(key, token)) return holdLease(key, token, sentAt, leaseMs, command, release);
         const left = deadline - Date.now();
         if (left <= 0) throw new ConflictError({ message: `Gave up waiting ${waitMs} ms for a lock` });
         await sleep(Math.min(left, pollMs / 2 + Math.random() * pollMs));
