@@ -27,18 +27,12 @@ async function conflict(promise: Promise<unknown>): Promise<void> {
   );
 }
 
-/**
- * Registers the lock contract: mutual exclusion under contention, bounded waits, owner-checked and
- * repeatable release, aborting a wait, independent keys. `makeLocks` is called one or more times per
- * case; the suite closes what it made.
- */
-export function lockContractTests(
-  api: TestApi,
-  makeLocks: () => LockProvider | Promise<LockProvider>,
-  options: LockContractOptions = {},
-): void {
-  const timeout = options.timeout ?? 30_000;
-  const cases: Record<string, (a: LockProvider, b: LockProvider) => Promise<void>> = {
+/** One lock contract case, on two providers (the same one when they do not share a backend). */
+type LockCase = (a: LockProvider, b: LockProvider) => Promise<void>;
+
+/** Cases on exclusion and handing over: one holder at a time, a waiter gets the lock on release. */
+function exclusionCases(): Record<string, LockCase> {
+  return {
     'at most one holder at a time, under contention': async (a, b) => {
       const key = unique();
       let inside = 0;
@@ -70,7 +64,12 @@ export function lockContractTests(
       assert.equal(second.signal.aborted, false);
       await second.release();
     },
+  };
+}
 
+/** Cases on waits and releases: bounded and abortable waits, repeatable release, independent keys. */
+function waitAndReleaseCases(): Record<string, LockCase> {
+  return {
     'a wait is bounded: a ConflictError after waitMs': async (a, b) => {
       const key = unique();
       const held = await a.acquire(key, { waitMs: 1000 });
@@ -107,23 +106,46 @@ export function lockContractTests(
       await Promise.all([one.release(), two.release()]);
     },
   };
+}
 
+/** Registers cases as tests of the current describe block, each on providers it closes afterwards. */
+function registerLockCases(
+  api: TestApi,
+  makeLocks: () => LockProvider | Promise<LockProvider>,
+  options: LockContractOptions,
+  cases: Record<string, LockCase>,
+): void {
+  const timeout = options.timeout ?? 30_000;
+  for (const [name, run] of Object.entries(cases)) {
+    api.test(
+      name,
+      async () => {
+        const a = await makeLocks();
+        const b = options.shared ? await makeLocks() : a;
+        try {
+          await run(a, b);
+        } finally {
+          await a.close?.();
+          if (b !== a) await b.close?.();
+        }
+      },
+      timeout,
+    );
+  }
+}
+
+/**
+ * Registers the lock contract: mutual exclusion under contention, bounded waits, owner-checked and
+ * repeatable release, aborting a wait, independent keys. `makeLocks` is called one or more times per
+ * case; the suite closes what it made.
+ */
+export function lockContractTests(
+  api: TestApi,
+  makeLocks: () => LockProvider | Promise<LockProvider>,
+  options: LockContractOptions = {},
+): void {
   api.describe('agenthost lock contract', () => {
-    for (const [name, run] of Object.entries(cases)) {
-      api.test(
-        name,
-        async () => {
-          const a = await makeLocks();
-          const b = options.shared ? await makeLocks() : a;
-          try {
-            await run(a, b);
-          } finally {
-            await a.close?.();
-            if (b !== a) await b.close?.();
-          }
-        },
-        timeout,
-      );
-    }
+    registerLockCases(api, makeLocks, options, exclusionCases());
+    registerLockCases(api, makeLocks, options, waitAndReleaseCases());
   });
 }

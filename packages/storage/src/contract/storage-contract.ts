@@ -74,23 +74,15 @@ function turn(i: number): SessionMessage[] {
   ];
 }
 
-/**
- * Registers the storage contract: the same cases for every backend, including concurrent ones. A
- * backend passes when all of them pass. `makeStore(scope)` is called at least once per case; stores
- * of different scopes should share nothing (for example a key prefix per scope), and with
- * `sharesData` two stores of one scope must share data and locks. The suite closes every store.
- *
- * @example
- * import { describe, test } from 'vitest';
- * storageContractTests({ describe, test }, () => new MemoryStore());
- */
-export function storageContractTests(
-  api: TestApi,
-  makeStore: (scope: string) => AgentStore | Promise<AgentStore>,
-  options: StorageContractOptions = {},
-): void {
-  const timeout = options.timeout ?? 30_000;
-  const cases: Record<string, (store: AgentStore, peer: () => Promise<AgentStore>) => Promise<void>> = {
+/** One contract case: `peer()` opens another store of the same scope, closed with the first. */
+type ContractCase = (store: AgentStore, peer: () => Promise<AgentStore>) => Promise<void>;
+
+/** Contract cases by name. */
+type ContractCases = Record<string, ContractCase>;
+
+/** Cases on storing, reading and listing agent records. */
+function agentRecordCases(): ContractCases {
+  return {
     'an agent reads back as it was stored': async (store) => {
       const account = unique('acct');
       const record = agent(unique('agt'), 'Support ✨ «agent» 日本語 🚀');
@@ -146,7 +138,12 @@ export function storageContractTests(
       await store.appendMessages(s1, turn(1));
       assert.deepStrictEqual(await store.readMessages(s2), []);
     },
+  };
+}
 
+/** Cases on the messages of one session: order, pages, scope, content and metadata. */
+function sessionMessageCases(): ContractCases {
+  return {
     'messages read back in order; an unknown session is empty': async (store) => {
       const ref: SessionRef = { accountId: unique('acct'), agentId: unique('agt'), sessionId: unique('ses') };
       assert.deepStrictEqual(await store.readMessages(ref), []);
@@ -209,7 +206,12 @@ export function storageContractTests(
       assert.deepStrictEqual(await store.readMessages(ref, { offset: 8, limit: 3 }), turn(4));
       assert.deepStrictEqual(await store.readMessages(ref, { offset: 10, limit: 3 }), []);
     },
+  };
+}
 
+/** Cases on listing and deleting an agent's sessions. */
+function sessionListingCases(): ContractCases {
+  return {
     "an agent's sessions list newest first, in pages, and only that agent's": async (store) => {
       const [accountId, agentId] = [unique('acct'), unique('agt')];
       for (let i = 0; i < 25; i++) await store.appendMessages({ accountId, agentId, sessionId: `s${i}` }, turn(i));
@@ -266,7 +268,12 @@ export function storageContractTests(
         ],
       );
     },
+  };
+}
 
+/** Cases on updating, deleting and paging agents. */
+function agentLifecycleCases(): ContractCases {
+  return {
     'an update replaces the record; a missing or foreign agent is not updated': async (store) => {
       const [a, b] = [unique('acct'), unique('acct')];
       const record = agent(unique('agt'));
@@ -333,7 +340,12 @@ export function storageContractTests(
         next: null,
       });
     },
+  };
+}
 
+/** Cases on API key records: lookup, listing, updates and moves to another digest. */
+function apiKeyCases(): ContractCases {
+  return {
     'API key records are found by digest and by id, listed, updated, and never shared': async (s) => {
       const keys = keysOf(s);
       if (!keys) return;
@@ -397,7 +409,12 @@ export function storageContractTests(
       assert.deepStrictEqual(await keys.listKeys(), [{ ...revoked, digest: to }]);
       assert.equal(await keys.findKeyByDigest(a.digest), undefined);
     },
+  };
+}
 
+/** Cases on the host secret and on idempotency records. */
+function hostSecretAndIdempotencyCases(): ContractCases {
+  return {
     'the host secret is absent until created; the first one created is kept': async (s) => {
       const secrets = secretsOf(s);
       if (!secrets) return;
@@ -431,7 +448,12 @@ export function storageContractTests(
       await idem.deleteIdempotency(a);
       assert.equal(await idem.getIdempotency(a), undefined);
     },
+  };
+}
 
+/** Cases on concurrent writes to one store. */
+function concurrencyCases(): ContractCases {
+  return {
     'concurrent creates for one account all land': async (store) => {
       const account = unique('acct');
       const ids = Array.from({ length: 100 }, () => unique('agt'));
@@ -454,20 +476,20 @@ export function storageContractTests(
       assert.equal(seen.size, 50);
     },
   };
+}
 
-  if (options.sharesData) {
-    cases['two stores on the same data: concurrent creates across both all land'] = async (store, peer) => {
+/** Cases for stores that share their data: concurrent writes spread over two stores of one scope. */
+function sharedDataCases(): ContractCases {
+  return {
+    'two stores on the same data: concurrent creates across both all land': async (store, peer) => {
       const other = await peer();
       const account = unique('acct');
       const ids = Array.from({ length: 100 }, () => unique('agt'));
       await Promise.all(ids.map((id, i) => (i % 2 ? other : store).createAgent(account, agent(id))));
       for (const s of [store, other])
         assert.deepStrictEqual((await s.listAgents(account)).map((a) => a.agent_id).sort(), [...ids].sort());
-    };
-    cases['two stores on the same data: concurrent appends across both keep every turn whole'] = async (
-      store,
-      peer,
-    ) => {
+    },
+    'two stores on the same data: concurrent appends across both keep every turn whole': async (store, peer) => {
       const other = await peer();
       const ref: SessionRef = { accountId: unique('acct'), agentId: unique('agt'), sessionId: unique('ses') };
       await Promise.all(Array.from({ length: 50 }, (_, i) => (i % 2 ? other : store).appendMessages(ref, turn(i))));
@@ -477,11 +499,8 @@ export function storageContractTests(
         const i = Number(history[j]!.content.replace('question ', ''));
         assert.deepStrictEqual(history.slice(j, j + 2), turn(i), `turn at ${j} is not whole`);
       }
-    };
-  }
-
-  if (options.sharesData) {
-    cases['two stores on the same data: racing creations of the host secret keep one'] = async (store, peer) => {
+    },
+    'two stores on the same data: racing creations of the host secret keep one': async (store, peer) => {
       const [one, other] = [secretsOf(store), secretsOf(await peer())];
       if (!one || !other) return;
       const kept = await Promise.all(
@@ -489,8 +508,8 @@ export function storageContractTests(
       );
       assert.equal(new Set(kept).size, 1);
       assert.deepStrictEqual([await one.getHostSecret(), await other.getHostSecret()], [kept[0], kept[0]]);
-    };
-    cases['two stores on the same data: moves and a revocation of one key record across both lose nothing'] = async (
+    },
+    'two stores on the same data: moves and a revocation of one key record across both lose nothing': async (
       store,
       peer,
     ) => {
@@ -507,34 +526,69 @@ export function storageContractTests(
         assert.deepStrictEqual(await keys.listKeys(), [{ ...revoked, digest: to }]);
         assert.equal(await keys.findKeyByDigest(a.digest), undefined);
       }
-    };
-  }
+    },
+  };
+}
 
-  api.describe('agenthost storage contract', () => {
-    for (const [name, run] of Object.entries(cases)) {
-      const reason = options.skip?.[name];
-      if (reason !== undefined) {
-        api.test(`${name} (skipped: ${reason})`, async () => {});
-        continue;
-      }
-      api.test(
-        name,
-        async () => {
-          const scope = unique('scope');
-          const opened: AgentStore[] = [await makeStore(scope)];
-          const peer = async () => {
-            const s = await makeStore(scope);
-            opened.push(s);
-            return s;
-          };
-          try {
-            await run(opened[0]!, peer);
-          } finally {
-            for (const s of opened) await s.close?.();
-          }
-        },
-        timeout,
-      );
+/** Registers one group of cases as tests of the current describe block, each on fresh stores it closes afterwards. */
+function registerCases(
+  api: TestApi,
+  makeStore: (scope: string) => AgentStore | Promise<AgentStore>,
+  options: StorageContractOptions,
+  cases: ContractCases,
+): void {
+  const timeout = options.timeout ?? 30_000;
+  for (const [name, run] of Object.entries(cases)) {
+    const reason = options.skip?.[name];
+    if (reason !== undefined) {
+      api.test(`${name} (skipped: ${reason})`, async () => {});
+      continue;
     }
+    api.test(
+      name,
+      async () => {
+        const scope = unique('scope');
+        const opened: AgentStore[] = [await makeStore(scope)];
+        const peer = async () => {
+          const s = await makeStore(scope);
+          opened.push(s);
+          return s;
+        };
+        try {
+          await run(opened[0]!, peer);
+        } finally {
+          for (const s of opened) await s.close?.();
+        }
+      },
+      timeout,
+    );
+  }
+}
+
+/**
+ * Registers the storage contract: the same cases for every backend, including concurrent ones. A
+ * backend passes when all of them pass. `makeStore(scope)` is called at least once per case; stores
+ * of different scopes should share nothing (for example a key prefix per scope), and with
+ * `sharesData` two stores of one scope must share data and locks. The suite closes every store.
+ *
+ * @example
+ * import { describe, test } from 'vitest';
+ * storageContractTests({ describe, test }, () => new MemoryStore());
+ */
+export function storageContractTests(
+  api: TestApi,
+  makeStore: (scope: string) => AgentStore | Promise<AgentStore>,
+  options: StorageContractOptions = {},
+): void {
+  api.describe('agenthost storage contract', () => {
+    const register = (cases: ContractCases) => registerCases(api, makeStore, options, cases);
+    register(agentRecordCases());
+    register(sessionMessageCases());
+    register(sessionListingCases());
+    register(agentLifecycleCases());
+    register(apiKeyCases());
+    register(hostSecretAndIdempotencyCases());
+    register(concurrencyCases());
+    if (options.sharesData) register(sharedDataCases());
   });
 }
