@@ -5,7 +5,7 @@ import { describeError } from './error-log.js';
 
 const CONFIGURED = 'configured-key-0123456789';
 
-describe('describeError', () => {
+describe('describeError: provider failures', () => {
   test('a provider failure is its safe summary, with known secrets redacted; never its cause', () => {
     const cause = new APICallError({
       message: `Incorrect API key provided: ${CONFIGURED}`,
@@ -51,7 +51,9 @@ describe('describeError', () => {
       message: 'The model provider did not answer in time',
     });
   });
+});
 
+describe('describeError: other errors', () => {
   test('any other error: name, code, message and stack, redacted, and its causes', () => {
     const root = Object.assign(new Error(`connect to redis://:${CONFIGURED}@cache:6379 failed, token=abc`), {
       code: 'ECONNREFUSED',
