@@ -38,7 +38,7 @@ const post = (app: express.Express, key: string | undefined, body: string) => {
   return (key ? req.set('x-api-key', key) : req).send(body);
 };
 
-describe('mounted behind the host’s own express.json()', () => {
+describe('mounted behind the host’s own express.json(): bodies the host parsed or refused', () => {
   test('uses the body the host parsed: create and run work', async () => {
     const { app, store } = hostApp();
     const created = await post(app, KEY, JSON.stringify(agent));
@@ -97,7 +97,9 @@ describe('mounted behind the host’s own express.json()', () => {
     expect(res.headers['x-request-id']).toMatch(/^[\w-]{36}$/);
     expect(await store.listAgents('acme')).toStrictEqual([]);
   });
+});
 
+describe('mounted behind the host’s own express.json(): the router’s own size and depth limits', () => {
   test('a body the host accepted is still held to the router’s own size and depth limits', async () => {
     const { app, store } = hostApp({ bodyLimit: '1kb' });
     const big = await post(app, KEY, JSON.stringify({ ...agent, instruction: 'x'.repeat(5_000) }));
@@ -150,7 +152,9 @@ describe('mounted behind the host’s own express.json()', () => {
       server.close();
     }
   });
+});
 
+describe('mounted behind the host’s own express.json(): a failing key resolver', () => {
   test('a key resolver that fails while the host’s parser refused the body is a 503 envelope, not a crash', async () => {
     const resolveKey: KeyResolver = async () => {
       throw new StorageUnavailableError();

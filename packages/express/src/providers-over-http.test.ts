@@ -252,7 +252,8 @@ const addThenAnswer = (request: FakeProviderRequest): FakeReply => {
     : { toolCalls: [{ name: 'add', arguments: { a: 2, b: 3 } }], usage: { input: 20, output: 8 } };
 };
 
-describe.each(PROVIDERS)('$name through HTTP', (provider) => {
+/** The fake of one provider, and what it read from a request next to what the provider should have sent. */
+function providerHelpers(provider: ProviderCase) {
   const fake = () => fakes[provider.fake];
   /** What the provider sent in one request, as the fake read it. */
   const sent = (r: FakeProviderRequest) => ({
@@ -271,6 +272,11 @@ describe.each(PROVIDERS)('$name through HTTP', (provider) => {
     tools,
     messages: [{ role: 'system', content: INSTRUCTION }, ...messages],
   });
+  return { fake, sent, expected };
+}
+
+describe.each(PROVIDERS)('$name through HTTP: plain and streamed runs', (provider) => {
+  const { fake, sent, expected } = providerHelpers(provider);
 
   test('a plain run, then a second in its session: the provider gets the instruction, the first turn and the input; output and tokens come back', async () => {
     const id = await createAgent(provider.model);
@@ -330,6 +336,10 @@ describe.each(PROVIDERS)('$name through HTTP', (provider) => {
       ['assistant', 'one two three'],
     ]);
   });
+});
+
+describe.each(PROVIDERS)('$name through HTTP: tool calls', (provider) => {
+  const { fake, sent, expected } = providerHelpers(provider);
 
   test('a tool call: the provider asks for the tool, gets its result in the next request, and answers', async () => {
     fake().reply(addThenAnswer);
@@ -382,6 +392,10 @@ describe.each(PROVIDERS)('$name through HTTP', (provider) => {
       ['assistant', 'The sum is 5.'],
     ]);
   });
+});
+
+describe.each(PROVIDERS)('$name through HTTP: provider failures', (provider) => {
+  const { fake } = providerHelpers(provider);
 
   test(`a provider ${provider.failure.what} is the envelope with status ${provider.failure.status}, plain and streamed; the session is as it was`, async () => {
     const id = await createAgent(provider.model);

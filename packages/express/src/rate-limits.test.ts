@@ -42,7 +42,7 @@ function app(rateLimit: Parameters<typeof createAgentRouter>[1]['rateLimit']) {
   return a;
 }
 
-describe('rate limits', () => {
+describe('rate limits: limiting requests', () => {
   test('a key past its limit gets 429 with Retry-After and RateLimit headers; other keys go on', async () => {
     const server = app({ perKey: { limit: 3, windowMs: 60_000 } });
     const statuses = [];
@@ -89,7 +89,9 @@ describe('rate limits', () => {
     // Guessing stopped; a valid key from the same address still works.
     expect((await request(server).get('/api/v1/agents').set('x-api-key', KEY_A)).status).toBe(200);
   });
+});
 
+describe('rate limits: counter names and configuration', () => {
   test('per-key counters are named by the keyed hash of the key, never by the key or a bare digest of it', async () => {
     const names: string[] = [];
     const server = app({

@@ -35,7 +35,7 @@ function app() {
 const send = (target: express.Express, method: string, path: string, key: string) =>
   request(target)[method.toLowerCase() as 'get'](url(path)).set('x-api-key', key);
 
-describe('the route table is the single source of the API', () => {
+describe('the route table is the single source of the API: the router', () => {
   test('every route is registered behind the scope the table names, and nothing else guards it', async () => {
     const { app: target, service } = app();
     const operations = [
@@ -107,7 +107,9 @@ describe('the route table is the single source of the API', () => {
     expect(answers).toStrictEqual(expected);
     expect(answers.length).toBeGreaterThan(0);
   });
+});
 
+describe('the route table is the single source of the API: the document and unknown paths', () => {
   test('every route is an operation of the OpenAPI document, and the document has no other', () => {
     const document = openApiDocument() as {
       paths: Record<string, Record<string, { operationId: string; security: { ApiKey: string[] }[] }>>;
