@@ -249,7 +249,7 @@ describe('tools through HTTP', () => {
   });
 });
 
-describe('streaming through HTTP', () => {
+describe('streaming through HTTP: events', () => {
   test('stream: true answers with server-sent events ending in done; the turn is stored', async () => {
     const id = await agent();
     const res = await fetch(`${base}/agents/${id}/run`, {
@@ -311,7 +311,9 @@ describe('streaming through HTTP', () => {
       },
     ]);
   });
+});
 
+describe('streaming through HTTP: failures and disconnects', () => {
   test('a provider failure during a stream ends it with one error event carrying the envelope', async () => {
     const id = await agent();
     const res = await fetch(`${base}/agents/${id}/run`, {
@@ -376,34 +378,35 @@ const PROVIDER_FAILED = {
   status: 502,
 };
 
+/** Starts a streamed run of `input` in the session `s` of the agent `id`. */
+const stream = (id: string, input: string) =>
+  fetch(`${base}/agents/${id}/run`, {
+    method: 'POST',
+    headers: { 'x-api-key': KEY, 'content-type': 'application/json' },
+    body: JSON.stringify({ input, session_id: 's', stream: true }),
+  });
+
+/** An agent whose session `s` holds one turn; the provider answers the input `x` with `reply`. */
+async function agentAnswering(reply: FakeOpenAIReply) {
+  fake.reply((request) => (request.messages.at(-1)?.content === 'x' ? reply : behaviour(request)));
+  const id = await agent();
+  await call('POST', `/agents/${id}/run`, { input: 'hello', session_id: 's' });
+  return id;
+}
+
+/** Nothing of the failed runs was stored, and the session's lock is free: the next run goes through at once. */
+async function expectSessionUnchanged(id: string) {
+  expect((await call('POST', `/agents/${id}/run`, { input: 'again', session_id: 's' })).status).toBe(200);
+  expect(await history(id, 's')).toStrictEqual(['hello', 'Reply to: hello', 'again', 'Reply to: again']);
+}
+
 describe.each(['chat', 'responses'] as const)(
-  'provider answers that are not what was asked for, over the %s API',
+  'provider answers that are not what was asked for, over the %s API: answers of the wrong form',
   (api) => {
     beforeEach(async () => {
       await stop();
       await serve(api);
     });
-
-    const stream = (id: string, input: string) =>
-      fetch(`${base}/agents/${id}/run`, {
-        method: 'POST',
-        headers: { 'x-api-key': KEY, 'content-type': 'application/json' },
-        body: JSON.stringify({ input, session_id: 's', stream: true }),
-      });
-
-    /** An agent whose session `s` holds one turn; the provider answers the input `x` with `reply`. */
-    async function agentAnswering(reply: FakeOpenAIReply) {
-      fake.reply((request) => (request.messages.at(-1)?.content === 'x' ? reply : behaviour(request)));
-      const id = await agent();
-      await call('POST', `/agents/${id}/run`, { input: 'hello', session_id: 's' });
-      return id;
-    }
-
-    /** Nothing of the failed runs was stored, and the session's lock is free: the next run goes through at once. */
-    async function expectSessionUnchanged(id: string) {
-      expect((await call('POST', `/agents/${id}/run`, { input: 'again', session_id: 's' })).status).toBe(200);
-      expect(await history(id, 's')).toStrictEqual(['hello', 'Reply to: hello', 'again', 'Reply to: again']);
-    }
 
     test.each<[string, FakeOpenAIReply]>([
       ['an HTML page', { raw: '<html><body><h1>502 Bad Gateway</h1></body></html>', contentType: 'text/html' }],
@@ -446,6 +449,16 @@ describe.each(['chat', 'responses'] as const)(
       const plain = await call('POST', `/agents/${id}/run`, { input: 'x', session_id: 's' });
       expect([plain.status, plain.body]).toStrictEqual([502, PROVIDER_FAILED]);
       await expectSessionUnchanged(id);
+    });
+  },
+);
+
+describe.each(['chat', 'responses'] as const)(
+  'provider answers that are not what was asked for, over the %s API: cut-off and empty answers',
+  (api) => {
+    beforeEach(async () => {
+      await stop();
+      await serve(api);
     });
 
     test('a stream cut off before the provider finished it ends in the error event after the text so far; nothing is stored', async () => {
