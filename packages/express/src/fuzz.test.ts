@@ -850,6 +850,102 @@ function checkEvents(res: inject.Response, bad: (m: string) => never): void {
 
 const routeSeed = (index: number) => SEED + index;
 
+/** The fixture: the app to dispatch to, its agents, and what it logged. */
+type Fixture = Awaited<ReturnType<typeof fixture>>;
+
+/** The URL and headers of one generated request to `route`, aimed at the fixture's agents. */
+function requestTarget(
+  fx: Fixture,
+  route: Route,
+  r: FuzzRequest,
+): { url: string; h: Record<string, string | string[]> } {
+  const owner = r.headers.key === KEY_B ? 'beta' : 'alpha';
+  const agent = r.agent.kind === 'raw' ? r.agent.segment : fx.ids[r.agent.kind === 'own' ? owner : r.agent.kind];
+  const url = r.prefix + route.path(agent, r.session, r.pick) + r.query;
+  const h: Record<string, string | string[]> = { ...r.headers.extra };
+  if (r.headers.key !== undefined) h['x-api-key'] = r.headers.key;
+  if (r.headers.accept !== undefined) h.accept = r.headers.accept;
+  if (r.headers.requestId !== undefined) h['x-request-id'] = r.headers.requestId;
+  if (r.headers.idempotencyKey !== undefined) h['idempotency-key'] = r.headers.idempotencyKey;
+  if (r.body.payload !== undefined) {
+    if (r.headers.contentType !== undefined) h['content-type'] = r.headers.contentType;
+    const encoding = r.body.contentEncoding ?? r.headers.contentEncoding;
+    if (encoding !== undefined) h['content-encoding'] = encoding;
+  }
+  return { url, h };
+}
+
+/** The request as sent, for failure messages: method, URL, headers and the start of the body. */
+function describeSent(r: FuzzRequest, url: string, h: Record<string, string | string[]>): string {
+  const payloadText =
+    r.body.payload === undefined
+      ? ''
+      : Buffer.isBuffer(r.body.payload)
+        ? r.body.payload.toString('latin1')
+        : r.body.payload;
+  const sent = `${r.method} ${url} ${JSON.stringify(h)} ${payloadText.length > 400 ? `${payloadText.slice(0, 400)}... (${payloadText.length} characters)` : payloadText}`;
+  return sent;
+}
+
+/**
+ * Checks one answer: never a 5xx, a polluted prototype or a missing request id; a JSON envelope (or
+ * the OpenAPI document) or a well-formed event stream, as the document describes, leaking nothing.
+ * `sent` describes the request for failure messages; `checkedDocuments` holds the OpenAPI document
+ * texts already checked in full.
+ */
+function checkAnswer(
+  route: Route,
+  r: FuzzRequest,
+  url: string,
+  sent: string,
+  res: inject.Response,
+  polluted: string,
+  checkedDocuments: Set<string>,
+  bad: (message: string) => never,
+): void {
+  const status = res.statusCode;
+  const type = res.headers['content-type'];
+
+  if (status >= 500) bad(`a ${status}`);
+  if (
+    Object.getOwnPropertyNames(Object.prototype).sort().join(',') !== polluted ||
+    ({} as Record<string, unknown>).polluted !== undefined
+  )
+    bad('Object.prototype was polluted');
+  if (typeof res.headers['x-request-id'] !== 'string') bad('no x-request-id');
+  if (r.method === 'HEAD') {
+    if (type !== JSON_TYPE) bad(`content-type ${String(type)}`);
+    return;
+  }
+  if (type === SSE_TYPE) {
+    if (status !== 200 || !route.name.endsWith('/run')) bad('an event stream where none belongs');
+    checkEvents(res, bad);
+    checkLeaks(res.payload, sent, bad);
+    conforms(r.method, url, res, undefined, bad);
+    return;
+  }
+  if (type !== JSON_TYPE) bad(`content-type ${String(type)}`);
+  // The OpenAPI document is large and always the same: checked in full once per text.
+  if (status === 200 && checkedDocuments.has(res.payload)) return;
+  let body: unknown;
+  try {
+    body = JSON.parse(res.payload);
+  } catch {
+    bad('the body is not JSON');
+  }
+  // The public OpenAPI document is the one answer that is not an envelope.
+  const document = status === 200 && DOCUMENT_PATH.test(new URL(url, 'http://localhost').pathname);
+  if (document) {
+    if (typeof (body as { openapi?: unknown })?.openapi !== 'string')
+      bad('the OpenAPI document has no openapi version');
+  } else {
+    checkEnvelope(body, status, bad);
+    conforms(r.method, url, res, body, bad);
+  }
+  checkLeaks(res.payload, sent, bad);
+  if (document) checkedDocuments.add(res.payload);
+}
+
 describe('fuzz: every route answers any request with a well-formed envelope the OpenAPI document describes, never a 5xx or a stack trace', () => {
   test.each(ROUTES.map((route, index) => [route.name, route, index] as const))(
     '%s',
@@ -866,20 +962,7 @@ describe('fuzz: every route answers any request with a well-formed envelope the 
       await fc.assert(
         fc.asyncProperty(fuzzRequest(route), async (r) => {
           await fx.ensure();
-          const owner = r.headers.key === KEY_B ? 'beta' : 'alpha';
-          const agent =
-            r.agent.kind === 'raw' ? r.agent.segment : fx.ids[r.agent.kind === 'own' ? owner : r.agent.kind];
-          const url = r.prefix + route.path(agent, r.session, r.pick) + r.query;
-          const h: Record<string, string | string[]> = { ...r.headers.extra };
-          if (r.headers.key !== undefined) h['x-api-key'] = r.headers.key;
-          if (r.headers.accept !== undefined) h.accept = r.headers.accept;
-          if (r.headers.requestId !== undefined) h['x-request-id'] = r.headers.requestId;
-          if (r.headers.idempotencyKey !== undefined) h['idempotency-key'] = r.headers.idempotencyKey;
-          if (r.body.payload !== undefined) {
-            if (r.headers.contentType !== undefined) h['content-type'] = r.headers.contentType;
-            const encoding = r.body.contentEncoding ?? r.headers.contentEncoding;
-            if (encoding !== undefined) h['content-encoding'] = encoding;
-          }
+          const { url, h } = requestTarget(fx, route, r);
           const res = await inject(fx.dispatch, {
             method: r.method,
             url,
@@ -892,53 +975,10 @@ describe('fuzz: every route answers any request with a well-formed envelope the 
           const key = String(status) + (type === SSE_TYPE ? ' (stream)' : '');
           histogram.set(key, (histogram.get(key) ?? 0) + 1);
 
-          const payloadText =
-            r.body.payload === undefined
-              ? ''
-              : Buffer.isBuffer(r.body.payload)
-                ? r.body.payload.toString('latin1')
-                : r.body.payload;
-          const sent = `${r.method} ${url} ${JSON.stringify(h)} ${payloadText.length > 400 ? `${payloadText.slice(0, 400)}... (${payloadText.length} characters)` : payloadText}`;
+          const sent = describeSent(r, url, h);
           const bad = (message: string): never => fail(message, sent, res);
 
-          if (status >= 500) bad(`a ${status}`);
-          if (
-            Object.getOwnPropertyNames(Object.prototype).sort().join(',') !== polluted ||
-            ({} as Record<string, unknown>).polluted !== undefined
-          )
-            bad('Object.prototype was polluted');
-          if (typeof res.headers['x-request-id'] !== 'string') bad('no x-request-id');
-          if (r.method === 'HEAD') {
-            if (type !== JSON_TYPE) bad(`content-type ${String(type)}`);
-            return;
-          }
-          if (type === SSE_TYPE) {
-            if (status !== 200 || !route.name.endsWith('/run')) bad('an event stream where none belongs');
-            checkEvents(res, bad);
-            checkLeaks(res.payload, sent, bad);
-            conforms(r.method, url, res, undefined, bad);
-            return;
-          }
-          if (type !== JSON_TYPE) bad(`content-type ${String(type)}`);
-          // The OpenAPI document is large and always the same: checked in full once per text.
-          if (status === 200 && checkedDocuments.has(res.payload)) return;
-          let body: unknown;
-          try {
-            body = JSON.parse(res.payload);
-          } catch {
-            bad('the body is not JSON');
-          }
-          // The public OpenAPI document is the one answer that is not an envelope.
-          const document = status === 200 && DOCUMENT_PATH.test(new URL(url, 'http://localhost').pathname);
-          if (document) {
-            if (typeof (body as { openapi?: unknown })?.openapi !== 'string')
-              bad('the OpenAPI document has no openapi version');
-          } else {
-            checkEnvelope(body, status, bad);
-            conforms(r.method, url, res, body, bad);
-          }
-          checkLeaks(res.payload, sent, bad);
-          if (document) checkedDocuments.add(res.payload);
+          checkAnswer(route, r, url, sent, res, polluted, checkedDocuments, bad);
         }),
         { seed, numRuns: RUNS_PER_ROUTE },
       );
