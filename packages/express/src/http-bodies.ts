@@ -1,8 +1,7 @@
 import {
   type AgentService,
   createAgentInputSchema,
-  type FieldIssues,
-  InvalidInputError,
+  parseInput,
   runAgentFieldsSchema,
   updateAgentInputSchema,
   withRunRules,
@@ -45,16 +44,6 @@ export function updateInput(body: unknown): unknown {
   return isObject(nested) ? { ...nested, ...top } : body;
 }
 
-/** The first issue of each top-level field, as core reports input errors. */
-function issuesOf(error: z.ZodError): FieldIssues {
-  const details: FieldIssues = {};
-  for (const issue of error.issues) {
-    const path = issue.path.map((p) => (typeof p === 'symbol' ? String(p) : p));
-    details[path.length > 0 ? String(path[0]) : 'request'] ??= { message: issue.message, path };
-  }
-  return details;
-}
-
 /**
  * A run body as the service takes it: without `stream`. A `stream` that is not a boolean is a 400
  * with every issue of the body, as for any other field; the agent is looked up first, so an unknown
@@ -70,8 +59,7 @@ export async function runInput(
   const { stream, ...rest } = body;
   if (stream !== undefined && stream !== null && typeof stream !== 'boolean') {
     await service.getAgent(accountId, agentId);
-    const result = runAgentBodySchema.safeParse(body);
-    if (!result.success) throw new InvalidInputError({ details: issuesOf(result.error), cause: result.error });
+    parseInput(runAgentBodySchema, body);
   }
   return rest;
 }
