@@ -82,7 +82,14 @@ const TABLE = {
       '@scalar/api-reference',
     ],
     mustNot: STORAGE_CLIENTS,
-    packages: ['core', 'storage', 'express', 'tools'],
+    packages: ['core', 'storage', 'express', 'tools', 'playground'],
+  },
+  // Its Node entry only names the folder of the built app; the app's own sources (src/app, React and
+  // the AI SDK, bundled by Vite) are browser code that no entry point imports.
+  playground: {
+    may: [],
+    mustNot: ['express', ...STORAGE_CLIENTS],
+    packages: [],
   },
 };
 
