@@ -52,7 +52,8 @@ function ToolCall({ tool }: { tool: ToolView }) {
 export function TurnUsage({ metadata }: { metadata: TurnMetadata | undefined }) {
   const tokens = metadata?.tokens;
   if (!tokens) return null;
-  const cost = typeof metadata.cost === 'number' ? ` · $${metadata.cost.toFixed(6)}` : '';
+  // Small costs keep two significant digits; a free model (echo) says $0.
+  const cost = typeof metadata.cost === 'number' ? ` · $${Number(metadata.cost.toPrecision(2))}` : '';
   return (
     <p className="usage">
       {metadata.model ? `${metadata.model} · ` : ''}
