@@ -54,7 +54,7 @@ const TABLE = {
     packages: ['core'],
   },
   express: {
-    may: ['express', 'express-rate-limit', 'prom-client', 'bytes', '@opentelemetry/api', 'zod'],
+    may: ['express', 'express-rate-limit', 'prom-client', 'bytes', '@opentelemetry/api', 'zod', 'ai'],
     mustNot: STORAGE_CLIENTS,
     packages: ['core'],
   },
