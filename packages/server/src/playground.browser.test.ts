@@ -90,7 +90,7 @@ describe.runIf(present)('the playground in Chromium', () => {
     await send(page, 'hello there');
     await send(page, 'a second message');
     expect(await messageTexts(page)).toStrictEqual(EXPECTED);
-    expect(await page.locator('.usage').first().textContent()).toMatch(/^echo · \d+ tokens \(\d+ in, \d+ out\)$/);
+    expect(await page.locator('.usage').first().textContent()).toMatch(/^echo · \d+ tokens \(\d+ in, \d+ out\) · \$0$/);
     if (process.env.UPDATE_SCREENSHOT === '1') await page.screenshot({ path: SCREENSHOT });
 
     await page.reload();
