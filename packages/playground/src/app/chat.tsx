@@ -2,6 +2,7 @@ import { useChat } from '@ai-sdk/react';
 import { DefaultChatTransport } from 'ai';
 import { type FormEvent, useEffect, useRef, useState } from 'react';
 import { API_BASE, agentPath, errorMessage } from './api';
+import { ErrorLine } from './error-line';
 import { MessageView, type PlaygroundMessage } from './message-view';
 
 /** The transport to an agent's chat route: the key in a header, the session id in the body. */
@@ -76,11 +77,7 @@ export function Chat({
         {messages.length === 0 && <p className="muted">Say something to start a new session.</p>}
         <div ref={end} />
       </div>
-      {error && (
-        <p role="alert" className="error">
-          {errorMessage(error.message)}
-        </p>
-      )}
+      <ErrorLine error={error && errorMessage(error.message)} />
       <form className="composer" onSubmit={submit}>
         <label htmlFor="message" className="visually-hidden">
           Message

@@ -1,5 +1,6 @@
 import { type FormEvent, useState } from 'react';
 import { type Agent, api, type Offered } from './api';
+import { ErrorLine } from './error-line';
 import { useApiData } from './use-api';
 
 /** The form that creates an agent from the models and tools the server offers. */
@@ -75,11 +76,7 @@ export function NewAgentForm({
           ))}
         </select>
       </label>
-      {(error ?? models.error ?? tools.error) && (
-        <p role="alert" className="error">
-          {error ?? models.error ?? tools.error}
-        </p>
-      )}
+      <ErrorLine error={error ?? models.error ?? tools.error} />
       <div className="row">
         <button type="submit" disabled={busy || !models.data}>
           Create agent

@@ -1,5 +1,6 @@
 import { useState } from 'react';
 import { agentPath, api, type SessionInfo } from './api';
+import { ErrorLine } from './error-line';
 
 /** When a session was last written to, in the reader's locale. */
 const when = (iso: string) => new Date(iso).toLocaleString(undefined, { dateStyle: 'short', timeStyle: 'short' });
@@ -37,11 +38,7 @@ export function SessionList({
       <button type="button" onClick={onNew}>
         New session
       </button>
-      {error && (
-        <p role="alert" className="error">
-          {error}
-        </p>
-      )}
+      <ErrorLine error={error} />
       <ul>
         {(sessions ?? []).map((session) => (
           <li key={session.session_id} className={session.session_id === current ? 'current' : undefined}>
