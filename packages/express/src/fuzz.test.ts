@@ -871,17 +871,18 @@ function checkEvents(res: inject.Response, bad: (m: string) => never): void {
   if (blocks.pop() !== '') bad('the stream does not end with a blank line');
   const events = blocks
     .filter((block) => !block.startsWith(':'))
-    .map((block) => {
-      const m = /^event: ([^\n]+)\ndata: ([^\n]*)$/.exec(block);
+    .map((block, index) => {
+      const m = /^id: (\d+)\nevent: ([^\n]+)\ndata: ([^\n]*)$/.exec(block);
       if (!m) bad(`a malformed event ${JSON.stringify(block.slice(0, 100))}`);
-      if (!SSE_EVENTS.has(m[1]!)) bad(`an unknown event ${m[1]}`);
+      if (Number(m[1]) !== index + 1) bad(`event ${index} has id ${m[1]}, not ${index + 1}`);
+      if (!SSE_EVENTS.has(m[2]!)) bad(`an unknown event ${m[2]}`);
       let data: unknown;
       try {
-        data = JSON.parse(m[2]!);
+        data = JSON.parse(m[3]!);
       } catch {
         bad('an event whose data is not JSON');
       }
-      return { event: m[1]!, data };
+      return { event: m[2]!, data };
     });
   const terminal = events.filter((e) => e.event === 'done' || e.event === 'error');
   if (terminal.length !== 1 || events.at(-1) !== terminal[0])
