@@ -16,7 +16,7 @@ const STREAM_DESCRIPTION = `With \`"stream": true\` in the body, or \`Accept: te
 | \`done\` | exactly the \`data\` of a JSON answer: \`{output, session_id, metadata}\` |
 | \`error\` | the error envelope, e.g. \`{"success": false, "error": "...", "code": "provider_error", "status": 502}\` |
 
-Exactly one \`done\` or \`error\` ends every stream. A comment line (\`: keep-alive\`) is sent every 15 s on a quiet stream. Failures found before the stream starts (400, 401, 403, 404, 409, 413, 415) are plain JSON answers with their status. If the client disconnects, the model call is aborted and nothing is stored.`;
+Each event has an \`id:\` line: 1 for the first, counting up within the stream. Exactly one \`done\` or \`error\` ends every stream. A comment line (\`: keep-alive\`) is sent every 15 s on a quiet stream. Failures found before the stream starts (400, 401, 403, 404, 409, 413, 415) are plain JSON answers with their status. If the client disconnects, the model call is aborted and nothing is stored.`;
 
 const UI_STREAM_DESCRIPTION = `Messages with \`parts\` (the AI SDK's \`DefaultChatTransport\`) are answered 200 with the AI SDK's UI message stream (header \`x-vercel-ai-ui-message-stream: v1\`): \`data:\` lines of one JSON chunk each, ending with \`data: [DONE]\`. \`start\` carries \`messageMetadata: {session_id}\`; text comes as \`text-start\`/\`text-delta\`/\`text-end\`, tool calls as \`tool-input-available\` and \`tool-output-available\` (or \`tool-output-error\`); \`finish\` carries \`messageMetadata: {session_id, model, tokens, cost}\`. A run that fails after the stream started sends an \`error\` chunk whose \`errorText\` is the error envelope's \`error\`. Failures found before the stream starts are plain JSON answers with their status. If the client disconnects, the model call is aborted and nothing is stored. An \`Idempotency-Key\` is refused (400) for streamed chats.`;
 
@@ -32,10 +32,11 @@ const UI_STREAM_CONTENT = {
 const STREAM_CONTENT = {
   schema: {
     type: 'string',
-    description: 'Server-sent events: `event: <name>` and `data: <one JSON object>` lines, a blank line after each',
+    description:
+      'Server-sent events: `id: <n>` (1, 2, 3... within the stream), `event: <name>` and `data: <one JSON object>` lines, a blank line after each',
   },
   example:
-    'event: text-delta\ndata: {"delta":"Hel"}\n\nevent: done\ndata: {"output":"Hello","session_id":"ses_1","metadata":{"model":"echo","tool_used":null,"tokens":{"prompt":3,"completion":1,"total":4},"omitted_messages":0}}\n\n',
+    'id: 1\nevent: text-delta\ndata: {"delta":"Hel"}\n\nid: 2\nevent: done\ndata: {"output":"Hello","session_id":"ses_1","metadata":{"model":"echo","tool_used":null,"tokens":{"prompt":3,"completion":1,"total":4},"omitted_messages":0}}\n\n',
   // The data schema of each event, by event name.
   'x-agenthost-events': Object.fromEntries(
     Object.entries(streamEventSchemas).map(([event, schema]) => [
