@@ -54,7 +54,7 @@ const TABLE = {
     packages: ['core'],
   },
   express: {
-    may: ['express', 'express-rate-limit', 'prom-client', 'bytes', '@opentelemetry/api', 'zod'],
+    may: ['express', 'express-rate-limit', 'prom-client', 'bytes', '@opentelemetry/api', 'zod', 'ai'],
     mustNot: STORAGE_CLIENTS,
     packages: ['core'],
   },
@@ -82,7 +82,14 @@ const TABLE = {
       '@scalar/api-reference',
     ],
     mustNot: STORAGE_CLIENTS,
-    packages: ['core', 'storage', 'express', 'tools'],
+    packages: ['core', 'storage', 'express', 'tools', 'playground'],
+  },
+  // Its Node entry only names the folder of the built app; the app's own sources (src/app, React and
+  // the AI SDK, bundled by Vite) are browser code that no entry point imports.
+  playground: {
+    may: [],
+    mustNot: ['express', ...STORAGE_CLIENTS],
+    packages: [],
   },
 };
 

@@ -17,6 +17,7 @@ export default defineConfig({
       { find: /^@agenthost\/express\/test$/, replacement: src('./packages/express/src/test.ts') },
       { find: /^@agenthost\/express$/, replacement: src('./packages/express/src/index.ts') },
       { find: /^@agenthost\/tools$/, replacement: src('./packages/tools/src/index.ts') },
+      { find: /^@agenthost\/playground$/, replacement: src('./packages/playground/src/index.ts') },
       { find: /^@agenthost\/server$/, replacement: src('./packages/server/src/index.ts') },
     ],
   },

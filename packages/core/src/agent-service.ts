@@ -6,11 +6,11 @@ import { NotFoundError } from './errors/not-found-error.js';
 import { releaseLock, takeLock } from './locks/take-lock.js';
 import { type AgentListOptions, decodeCursor, encodeCursor, listOrder, type PageOptions, pageLimit } from './paging.js';
 import type { ModelInfo } from './ports/model-provider.js';
-import type { AgentList, AgentRecord, RunEvent, RunResult, SessionList, SessionWithMessages } from './records.js';
+import type { AgentList, AgentRecord, RunEvents, RunResult, SessionList, SessionWithMessages } from './records.js';
 import { runAgent } from './runs/run-agent.js';
 import { lockSession } from './runs/session-lock.js';
 import { streamAgent } from './runs/stream-agent.js';
-import type { CreateAgentInput, RunAgentInput, UpdateAgentInput } from './schemas.js';
+import type { CreateAgentInput, HistoryMessage, RunAgentInput, UpdateAgentInput } from './schemas.js';
 import { type AgentServiceOptions, type ServiceSettings, serviceSettings } from './service-options.js';
 
 export type { AgentListOptions, PageOptions } from './paging.js';
@@ -21,6 +21,14 @@ export type { AgentServiceOptions } from './service-options.js';
 export interface RunOptions {
   /** Aborts the run; nothing is stored for an aborted run. */
   signal?: AbortSignal;
+  /**
+   * Earlier turns a caller keeps itself (a client that resends its whole conversation each time),
+   * oldest first. Used only when the run starts a new session (no `session_id`): the model sees them
+   * before the input, as many of the newest as fit the context budget and `historyLimit`, exactly as
+   * stored history would be cut. They are not stored: the new session holds this run's turn only.
+   * Ignored when `session_id` continues a session, whose stored turns are the history.
+   */
+  history?: readonly HistoryMessage[];
 }
 
 /**
@@ -157,7 +165,7 @@ export class AgentService {
     input: RunAgentInput,
     options: RunOptions = {},
   ): Promise<RunResult> {
-    return runAgent(this.#settings, { accountId, agentId, input, signal: options.signal });
+    return runAgent(this.#settings, { accountId, agentId, input, signal: options.signal, history: options.history });
   }
 
   /**
@@ -172,8 +180,8 @@ export class AgentService {
     agentId: string,
     input: RunAgentInput,
     options: RunOptions = {},
-  ): Promise<AsyncIterable<RunEvent>> {
-    return streamAgent(this.#settings, { accountId, agentId, input, signal: options.signal });
+  ): Promise<RunEvents> {
+    return streamAgent(this.#settings, { accountId, agentId, input, signal: options.signal, history: options.history });
   }
 
   /**

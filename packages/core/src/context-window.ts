@@ -16,7 +16,10 @@ export function estimateTokens(text: string): number {
 }
 
 /** The newest whole turns of `history` whose estimated size fits `budget` tokens, and how many were left out. */
-export function fitHistory(history: SessionMessage[], budget: number): { sent: SessionMessage[]; omitted: number } {
+export function fitHistory<T extends Pick<SessionMessage, 'role' | 'content'>>(
+  history: readonly T[],
+  budget: number,
+): { sent: T[]; omitted: number } {
   let used = 0;
   let from = history.length;
   // Walk back a turn (user + reply) at a time, so the history sent never starts with a reply.

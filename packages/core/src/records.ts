@@ -76,6 +76,9 @@ export type RunEvent =
   | { type: 'tool-error'; tool_call_id: string; tool_name: string; error: string }
   | { type: 'done'; result: RunResult };
 
+/** A streamed run's events, and the session it runs in (known from the start, a new session's id too). */
+export type RunEvents = AsyncIterable<RunEvent> & { readonly session_id: string };
+
 /** A session with one page of its messages. */
 export interface SessionWithMessages extends SessionInfo {
   messages: SessionMessage[];

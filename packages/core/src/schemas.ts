@@ -119,3 +119,21 @@ export const runAgentInputSchema = withRunRules(runAgentFieldsSchema);
 
 /** What a caller passes to `runAgent`. */
 export type RunAgentInput = z.input<typeof runAgentInputSchema>;
+
+/**
+ * Earlier turns a caller sends with a run (`RunOptions.history`), oldest first: user and assistant
+ * messages, each at most as long as an input.
+ */
+export const runHistorySchema = z.array(
+  z.object({
+    role: z.enum(['user', 'assistant'], { error: 'role must be "user" or "assistant"' }),
+    content: z
+      .string({ error: 'content must be a string' })
+      .max(MAX_INPUT_LENGTH, `content must be at most ${MAX_INPUT_LENGTH} characters`)
+      .refine((s) => !UNSAFE_TEXT.test(s), 'content must not contain NUL or unpaired surrogate characters'),
+  }),
+  { error: 'history must be an array of messages' },
+);
+
+/** One earlier turn's message a caller sends with a run. */
+export type HistoryMessage = z.input<typeof runHistorySchema>[number];

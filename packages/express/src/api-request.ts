@@ -17,6 +17,7 @@ export function apiRequest(req: Request, res: Response): ApiRequest {
     body: req.body ?? {},
     baseUrl: req.baseUrl,
     ...(req.get('idempotency-key') !== undefined && { idempotencyKey: req.get('idempotency-key')! }),
+    ...(req.get('x-session-id') !== undefined && { sessionId: req.get('x-session-id')! }),
     signal: aborted.signal,
   };
 }

@@ -1,6 +1,8 @@
 import type { AgentService } from '@agenthost/core';
 import type { RequestHandler } from 'express';
 import { apiRequest } from './api-request.js';
+import { chatEndpoint } from './chat-endpoint.js';
+import { chatHandler } from './chat-handler.js';
 import type { EndpointOptions } from './endpoint-options.js';
 import { type ApiHandler, createHandlers } from './handlers.js';
 import { idempotent } from './idempotency.js';
@@ -29,7 +31,10 @@ export function endpoints(
   routes: readonly RouteDefinition[],
   options: EndpointOptions,
 ): Map<RouteDefinition, RequestHandler> {
-  const handlers: Record<Exclude<RouteHandlerName, 'openApiDocument'>, ApiHandler> = createHandlers(service);
+  const handlers: Record<Exclude<RouteHandlerName, 'openApiDocument'>, ApiHandler> = {
+    ...createHandlers(service),
+    chatAgent: chatHandler(service),
+  };
   const once = { ...options.idempotency, bodyLimit: options.bodyLimit };
   const made = new Map<RouteDefinition, RequestHandler>();
   for (const route of routes) {
@@ -42,13 +47,15 @@ export function endpoints(
       : handlers[route.handler];
     made.set(
       route,
-      route.streams
+      route.streams === 'events'
         ? runEndpoint(service, handler, options)
-        : async function agentHostHandler(req, res) {
-            const response = await handler(apiRequest(req, res));
-            keepLog(res, response.log, options.logContent);
-            send(req, res, response);
-          },
+        : route.streams === 'ui-messages'
+          ? chatEndpoint(service, handler, options)
+          : async function agentHostHandler(req, res) {
+              const response = await handler(apiRequest(req, res));
+              keepLog(res, response.log, options.logContent);
+              send(req, res, response);
+            },
     );
   }
   return made;

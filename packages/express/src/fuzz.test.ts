@@ -30,6 +30,9 @@ const FIXTURE_SESSION = 'fixture-session';
 const JSON_TYPE = 'application/json; charset=utf-8';
 const SSE_TYPE = 'text/event-stream; charset=utf-8';
 const SSE_EVENTS = new Set(['text-delta', 'tool-call', 'tool-result', 'tool-error', 'done', 'error']);
+/** The AI SDK's UI message stream, as the chat route sends it. */
+const UI_STREAM_TYPE = 'text/event-stream';
+const UI_CHUNKS = new Set(['start', 'text-start', 'text-delta', 'text-end', 'finish', 'error']);
 
 // ---------------------------------------------------------------------------------------------
 // Building blocks
@@ -199,6 +202,45 @@ const validRun = fc.record(
     json_format: satisfiable,
   },
   { requiredKeys: ['input'] },
+);
+
+/** The two chat shapes: AI SDK messages (with parts) and truffle-ai messages (with content). */
+const chatRole = fc.oneof(fc.constantFrom('user', 'assistant', 'system'), text(8));
+const uiMessage = fc.record(
+  {
+    id: fieldValue(text(8)),
+    role: fieldValue(chatRole),
+    parts: fieldValue(
+      fc.array(fc.record({ type: fieldValue(fc.constantFrom('text', 'file', 'x')), text: fieldValue(text(20)) })),
+    ),
+  },
+  { requiredKeys: [] },
+);
+const truffleMessage = fc.record({ role: fieldValue(chatRole), content: fieldValue(text(20)) }, { requiredKeys: [] });
+const chatShape = fc.record(
+  {
+    id: fieldValue(text(8)),
+    messages: fieldValue(fc.oneof(fc.array(uiMessage, { maxLength: 3 }), fc.array(truffleMessage, { maxLength: 3 }))),
+    trigger: fieldValue(fc.constantFrom('submit-message', 'regenerate-message')),
+    session_id: fieldValue(fc.constantFrom(FIXTURE_SESSION, 'fresh-1', 'bad id', '', 'x'.repeat(129))),
+  },
+  { requiredKeys: [] },
+);
+const chatText = fc.constantFrom('hi', 'Hello there');
+const validChat = fc.oneof(
+  fc.record({
+    id: fc.constant('chat-1'),
+    messages: chatText.map((t) => [{ id: 'u1', role: 'user', parts: [{ type: 'text', text: t }] }]),
+    session_id: fc.constantFrom(FIXTURE_SESSION, 'fresh-3', null),
+  }),
+  fc.record({
+    messages: chatText.map((t) => [
+      { role: 'user', content: 'earlier' },
+      { role: 'assistant', content: 'ok' },
+      { role: 'user', content: t },
+    ]),
+    session_id: fc.constantFrom(FIXTURE_SESSION, null),
+  }),
 );
 
 const json =
@@ -620,6 +662,12 @@ const ROUTES: Route[] = [
     body: bodies(runShape, validRun, ['input', 'input_data', 'json_format', 'session_id'], 8),
   },
   {
+    name: 'POST /agents/{agentId}/chat',
+    method: fc.constant('POST'),
+    path: (a) => `/agents/${a}/chat`,
+    body: bodies(chatShape, validChat, ['messages', 'session_id'], 8),
+  },
+  {
     name: 'GET /agents/{agentId}/sessions',
     method: fc.constant('GET'),
     path: (a) => `/agents/${a}/sessions`,
@@ -653,6 +701,7 @@ const ROUTES: Route[] = [
         '/agents',
         `/agents/${a}`,
         `/agents/${a}/run`,
+        `/agents/${a}/chat`,
         `/agents/${a}/sessions`,
         `/agents/${a}/sessions/${s}`,
         `/AGENTS/${a}`,
@@ -780,7 +829,9 @@ function checkEnvelope(body: unknown, status: number, bad: (m: string) => never)
   if (b.success === true) {
     if (status !== 200) bad('success with a status other than 200');
     const keys = Object.keys(b).sort().join(',');
-    if (keys !== 'data,status,success') bad(`a success envelope with keys ${keys}`);
+    // A chat answered as JSON repeats `message` and `session_id` at the top, where the truffle-ai SDK reads them.
+    if (keys !== 'data,status,success' && keys !== 'data,message,session_id,status,success')
+      bad(`a success envelope with keys ${keys}`);
   } else if (b.success === false) {
     if (status < 400) bad('an error envelope with a status under 400');
     if (typeof b.error !== 'string' || b.error.length === 0) bad('an error envelope without an error message');
@@ -820,17 +871,18 @@ function checkEvents(res: inject.Response, bad: (m: string) => never): void {
   if (blocks.pop() !== '') bad('the stream does not end with a blank line');
   const events = blocks
     .filter((block) => !block.startsWith(':'))
-    .map((block) => {
-      const m = /^event: ([^\n]+)\ndata: ([^\n]*)$/.exec(block);
+    .map((block, index) => {
+      const m = /^id: (\d+)\nevent: ([^\n]+)\ndata: ([^\n]*)$/.exec(block);
       if (!m) bad(`a malformed event ${JSON.stringify(block.slice(0, 100))}`);
-      if (!SSE_EVENTS.has(m[1]!)) bad(`an unknown event ${m[1]}`);
+      if (Number(m[1]) !== index + 1) bad(`event ${index} has id ${m[1]}, not ${index + 1}`);
+      if (!SSE_EVENTS.has(m[2]!)) bad(`an unknown event ${m[2]}`);
       let data: unknown;
       try {
-        data = JSON.parse(m[2]!);
+        data = JSON.parse(m[3]!);
       } catch {
         bad('an event whose data is not JSON');
       }
-      return { event: m[1]!, data };
+      return { event: m[2]!, data };
     });
   const terminal = events.filter((e) => e.event === 'done' || e.event === 'error');
   if (terminal.length !== 1 || events.at(-1) !== terminal[0])
@@ -887,6 +939,20 @@ function describeSent(r: FuzzRequest, url: string, h: Record<string, string | st
   return sent;
 }
 
+/** A UI message stream: `data:` lines of known JSON chunks, from `start` to `finish` or `error`, then `[DONE]`. */
+function checkUiChunks(payload: string, bad: (message: string) => never): void {
+  const data = payload
+    .split('\n\n')
+    .filter((frame) => frame.startsWith('data: '))
+    .map((frame) => frame.slice('data: '.length));
+  if (data.at(-1) !== '[DONE]') bad('the UI message stream does not end with [DONE]');
+  const chunks = data.slice(0, -1).map((text) => JSON.parse(text) as { type: string });
+  if (chunks[0]?.type !== 'start') bad('the UI message stream does not begin with start');
+  if (!['finish', 'error'].includes(chunks.at(-1)?.type ?? ''))
+    bad('the UI message stream ends with neither finish nor error');
+  for (const chunk of chunks) if (!UI_CHUNKS.has(chunk.type)) bad(`an unknown UI message chunk ${chunk.type}`);
+}
+
 /**
  * Checks one answer: never a 5xx, a polluted prototype or a missing request id; a JSON envelope (or
  * the OpenAPI document) or a well-formed event stream, as the document describes, leaking nothing.
@@ -922,6 +988,12 @@ function checkAnswer(
     checkEvents(res, bad);
     checkLeaks(res.payload, sent, bad);
     conforms(r.method, url, res, undefined, bad);
+    return;
+  }
+  if (type === UI_STREAM_TYPE) {
+    if (status !== 200 || !route.name.endsWith('/chat')) bad('a UI message stream where none belongs');
+    checkUiChunks(res.payload, bad);
+    checkLeaks(res.payload, sent, bad);
     return;
   }
   if (type !== JSON_TYPE) bad(`content-type ${String(type)}`);
@@ -972,7 +1044,7 @@ describe('fuzz: every route answers any request with a well-formed envelope the 
           count++;
           const status = res.statusCode;
           const type = res.headers['content-type'];
-          const key = String(status) + (type === SSE_TYPE ? ' (stream)' : '');
+          const key = String(status) + (type === SSE_TYPE || type === UI_STREAM_TYPE ? ' (stream)' : '');
           histogram.set(key, (histogram.get(key) ?? 0) + 1);
 
           const sent = describeSent(r, url, h);

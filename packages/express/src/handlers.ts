@@ -13,6 +13,8 @@ export interface ApiRequest {
   baseUrl?: string;
   /** The `Idempotency-Key` header, when sent. */
   idempotencyKey?: string;
+  /** The `x-session-id` header, when sent: the chat route's session when the body names none. */
+  sessionId?: string;
   signal?: AbortSignal;
 }
 
@@ -28,16 +30,21 @@ export interface SseFrame {
 }
 
 /** What a request log may say about a run: its agent, session, model, tool and tokens, and its input and output. */
-function runLog(agentId: string, body: unknown, result: RunResult): RequestLog {
-  const { input, input_data } = (body ?? {}) as { input?: unknown; input_data?: unknown };
+export function runLog(agentId: string, input: string, result: RunResult): RequestLog {
   const { model, tool_used, tokens } = result.metadata;
   return {
     agent_id: agentId,
     session_id: result.session_id,
     run: { model, tool_used, tokens },
-    input: String(input ?? input_data ?? ''),
+    input,
     output: result.output,
   };
+}
+
+/** A run body's input, for the request log. */
+function bodyInput(body: unknown): string {
+  const { input, input_data } = (body ?? {}) as { input?: unknown; input_data?: unknown };
+  return String(input ?? input_data ?? '');
 }
 
 function queryInt(query: Record<string, unknown>, name: string): number | undefined {
@@ -104,7 +111,7 @@ export function createHandlers(service: AgentService) {
       const agentId = params.agentId ?? '';
       const input = (await runInput(service, accountId, agentId, body)) as RunAgentInput;
       const result = await service.runAgent(accountId, agentId, input, signal ? { signal } : {});
-      return { ...success(result), log: runLog(agentId, body, result) };
+      return { ...success(result), log: runLog(agentId, bodyInput(body), result) };
     },
     listSessions: async ({ accountId, params, query }) =>
       success(await service.listSessions(accountId, params.agentId ?? '', page(query))),
@@ -135,7 +142,7 @@ export async function streamRun(
       for await (const event of events) {
         const { type, ...data } = event;
         yield type === 'done'
-          ? { event: type, data: event.result, log: runLog(agentId, body, event.result) }
+          ? { event: type, data: event.result, log: runLog(agentId, bodyInput(body), event.result) }
           : { event: type, data };
       }
     } catch (error) {

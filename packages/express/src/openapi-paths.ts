@@ -16,15 +16,27 @@ const STREAM_DESCRIPTION = `With \`"stream": true\` in the body, or \`Accept: te
 | \`done\` | exactly the \`data\` of a JSON answer: \`{output, session_id, metadata}\` |
 | \`error\` | the error envelope, e.g. \`{"success": false, "error": "...", "code": "provider_error", "status": 502}\` |
 
-Exactly one \`done\` or \`error\` ends every stream. A comment line (\`: keep-alive\`) is sent every 15 s on a quiet stream. Failures found before the stream starts (400, 401, 403, 404, 409, 413, 415) are plain JSON answers with their status. If the client disconnects, the model call is aborted and nothing is stored.`;
+Each event has an \`id:\` line: 1 for the first, counting up within the stream. Exactly one \`done\` or \`error\` ends every stream. A comment line (\`: keep-alive\`) is sent every 15 s on a quiet stream. Failures found before the stream starts (400, 401, 403, 404, 409, 413, 415) are plain JSON answers with their status. If the client disconnects, the model call is aborted and nothing is stored.`;
+
+const UI_STREAM_DESCRIPTION = `Messages with \`parts\` (the AI SDK's \`DefaultChatTransport\`) are answered 200 with the AI SDK's UI message stream (header \`x-vercel-ai-ui-message-stream: v1\`): \`data:\` lines of one JSON chunk each, ending with \`data: [DONE]\`. \`start\` carries \`messageMetadata: {session_id}\`; text comes as \`text-start\`/\`text-delta\`/\`text-end\`, tool calls as \`tool-input-available\` and \`tool-output-available\` (or \`tool-output-error\`); \`finish\` carries \`messageMetadata: {session_id, model, tokens, cost}\`. A run that fails after the stream started sends an \`error\` chunk whose \`errorText\` is the error envelope's \`error\`. Failures found before the stream starts are plain JSON answers with their status. If the client disconnects, the model call is aborted and nothing is stored. An \`Idempotency-Key\` is refused (400) for streamed chats.`;
+
+const UI_STREAM_CONTENT = {
+  schema: {
+    type: 'string',
+    description: 'The AI SDK UI message stream: `data: <one JSON chunk>` lines, a blank line after each',
+  },
+  example:
+    'data: {"type":"start","messageMetadata":{"session_id":"ses_1"}}\n\ndata: {"type":"text-start","id":"text-0"}\n\ndata: {"type":"text-delta","id":"text-0","delta":"Hello"}\n\ndata: {"type":"text-end","id":"text-0"}\n\ndata: {"type":"finish","finishReason":"stop","messageMetadata":{"session_id":"ses_1","model":"echo","tokens":{"prompt":3,"completion":1,"total":4},"cost":null}}\n\ndata: [DONE]\n\n',
+};
 
 const STREAM_CONTENT = {
   schema: {
     type: 'string',
-    description: 'Server-sent events: `event: <name>` and `data: <one JSON object>` lines, a blank line after each',
+    description:
+      'Server-sent events: `id: <n>` (1, 2, 3... within the stream), `event: <name>` and `data: <one JSON object>` lines, a blank line after each',
   },
   example:
-    'event: text-delta\ndata: {"delta":"Hel"}\n\nevent: done\ndata: {"output":"Hello","session_id":"ses_1","metadata":{"model":"echo","tool_used":null,"tokens":{"prompt":3,"completion":1,"total":4},"omitted_messages":0}}\n\n',
+    'id: 1\nevent: text-delta\ndata: {"delta":"Hel"}\n\nid: 2\nevent: done\ndata: {"output":"Hello","session_id":"ses_1","metadata":{"model":"echo","tool_used":null,"tokens":{"prompt":3,"completion":1,"total":4},"omitted_messages":0}}\n\n',
   // The data schema of each event, by event name.
   'x-agenthost-events': Object.fromEntries(
     Object.entries(streamEventSchemas).map(([event, schema]) => [
@@ -33,6 +45,12 @@ const STREAM_CONTENT = {
     ]),
   ),
 };
+
+/** What each kind of stream a route may answer with is, for the document. */
+const STREAMS = {
+  events: { description: STREAM_DESCRIPTION, content: STREAM_CONTENT },
+  'ui-messages': { description: UI_STREAM_DESCRIPTION, content: UI_STREAM_CONTENT },
+} as const;
 
 /** The schema of the document itself, as its one public route answers it. */
 const DOCUMENT_SCHEMA = {
@@ -55,12 +73,17 @@ function successResponse(route: RouteDefinition): Json {
   return {
     description: route.answers,
     headers: { 'x-request-id': ref('headers', 'XRequestId'), ...headers },
-    content: { 'application/json': json, ...(route.streams && { 'text/event-stream': STREAM_CONTENT }) },
+    content: {
+      'application/json': json,
+      ...(route.streams && { 'text/event-stream': STREAMS[route.streams].content }),
+    },
   };
 }
 
 function operation(route: RouteDefinition): Json {
-  const description = route.streams ? `${route.description}\n\n${STREAM_DESCRIPTION}` : route.description;
+  const description = route.streams
+    ? `${route.description}\n\n${STREAMS[route.streams].description}`
+    : route.description;
   const errors = route.statuses
     .filter((status) => status >= 400)
     .map((status) => [String(status), ref('responses', ERROR_RESPONSE_BY_STATUS[status]!)]);

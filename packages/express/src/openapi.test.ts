@@ -107,6 +107,7 @@ describe('the document: routes, scopes and servers', () => {
       'PUT /agents/{agentId}': 'agents:write',
       'DELETE /agents/{agentId}': 'agents:write',
       'POST /agents/{agentId}/run': 'agents:run',
+      'POST /agents/{agentId}/chat': 'agents:run',
       'GET /agents/{agentId}/sessions': 'agents:read',
       'GET /agents/{agentId}/sessions/{sessionId}': 'agents:read',
       'DELETE /agents/{agentId}/sessions/{sessionId}': 'agents:write',
@@ -564,6 +565,29 @@ describe('every response matches the document: runs and sessions', () => {
       event: 'error',
       data: { success: false, error: 'The model provider failed to answer', code: 'provider_error', status: 502 },
     });
+  });
+});
+
+describe('every response matches the document: chats', () => {
+  beforeEach(setUpApp);
+
+  test("chats: the truffle-ai shape as JSON, the AI SDK's as its UI message stream", async () => {
+    const id = await createAgent();
+    const json = await conform(api().post(`/agents/${id}/chat`, { messages: [{ role: 'user', content: 'Hi' }] }));
+    expect(json.body).toStrictEqual({
+      success: true,
+      data: { message: 'Echo: Hi', session_id: expect.any(String), metadata: expect.any(Object) },
+      status: 200,
+      message: 'Echo: Hi',
+      session_id: json.body.data.session_id,
+    });
+    const streamed = await conform(
+      api().post(`/agents/${id}/chat`, {
+        messages: [{ id: 'u1', role: 'user', parts: [{ type: 'text', text: 'Hi' }] }],
+      }),
+    );
+    expect([streamed.status, streamed.headers['x-vercel-ai-ui-message-stream']]).toStrictEqual([200, 'v1']);
+    expect(streamed.text).toMatch(/^: stream-open\n\ndata: \{"type":"start".*data: \[DONE\]\n\n$/s);
   });
 });
 

@@ -203,9 +203,9 @@ async function call(path: string, body: unknown) {
 async function events(res: Response): Promise<{ event: string; data: unknown }[]> {
   return (await res.text())
     .split('\n\n')
-    .filter((block) => block.startsWith('event:'))
+    .filter((block) => block.startsWith('id:'))
     .map((block) => {
-      const [eventLine, dataLine] = block.split('\n');
+      const [, eventLine, dataLine] = block.split('\n');
       return {
         event: eventLine!.slice('event: '.length),
         data: JSON.parse(dataLine!.slice('data: '.length)) as unknown,

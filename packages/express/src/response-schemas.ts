@@ -259,6 +259,21 @@ export const agentListResponseSchema = component(
 export const agentDeletedResponseSchema = component('AgentDeletedResponse', successEnvelopeSchema(agentDeletedSchema));
 /** `POST /agents/{agentId}/run` answered as JSON. */
 export const runResponseSchema = component('RunResponse', successEnvelopeSchema(runResultSchema));
+/** The `data` of a chat answered as JSON: the reply, its session and the run's metadata. */
+const chatReplySchema = component(
+  'ChatReply',
+  z
+    .object({ message: z.string().describe("The agent's reply"), session_id: z.string(), metadata: runMetadataSchema })
+    .describe('The reply of a chat'),
+);
+/** `POST /agents/{agentId}/chat` answered as JSON: `message` and `session_id` also at the top, where the `truffle-ai` SDK reads them. */
+export const chatResponseSchema = component(
+  'ChatResponse',
+  successEnvelopeSchema(chatReplySchema).extend({
+    message: z.string().describe('The same as `data.message`'),
+    session_id: z.string().describe('The same as `data.session_id`'),
+  }),
+);
 /** `GET /agents/{agentId}/sessions`. */
 export const sessionListResponseSchema = component('SessionListResponse', successEnvelopeSchema(sessionListSchema));
 /** `GET /agents/{agentId}/sessions/{sessionId}`. */

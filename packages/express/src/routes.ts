@@ -1,11 +1,13 @@
 import type { ApiKeyScope } from '@agenthost/core';
 import type { z } from 'zod';
+import { chatBodySchema } from './chat-bodies.js';
 import { createAgentBodySchema, runAgentBodySchema, updateAgentBodySchema } from './http-bodies.js';
 import {
   agentCreatedResponseSchema,
   agentDeletedResponseSchema,
   agentListResponseSchema,
   agentResponseSchema,
+  chatResponseSchema,
   modelListResponseSchema,
   runResponseSchema,
   sessionDeletedResponseSchema,
@@ -25,6 +27,7 @@ export type RouteHandlerName =
   | 'updateAgent'
   | 'deleteAgent'
   | 'runAgent'
+  | 'chatAgent'
   | 'listSessions'
   | 'getSession'
   | 'deleteSession'
@@ -45,9 +48,12 @@ export interface RouteDefinition {
   scope: ApiKeyScope | null;
   handler: RouteHandlerName;
   /** Kept under `Idempotency-Key` under this name (the name is part of the stored claim: never change it). */
-  idempotency?: 'create' | 'run';
-  /** Answers with server-sent events when the body's `stream` is true or the client accepts only them. */
-  streams?: boolean;
+  idempotency?: 'create' | 'run' | 'chat';
+  /**
+   * Answers with server-sent events: `events`, the run's own (when the body's `stream` is true or the
+   * client accepts only them); `ui-messages`, the AI SDK's UI message stream (for its chat requests).
+   */
+  streams?: 'events' | 'ui-messages';
   /** The request body's schema (named in `requestComponents`). */
   request?: z.ZodType;
   /** The success answer's schema (named in `responseComponents`); none for the document itself. */
@@ -187,7 +193,7 @@ export const ROUTES: readonly RouteDefinition[] = Object.freeze<RouteDefinition[
     scope: 'agents:run',
     handler: 'runAgent',
     idempotency: 'run',
-    streams: true,
+    streams: 'events',
     request: runAgentBodySchema,
     response: runResponseSchema,
     statuses: guarded(404, 409, 422, 502, 504),
@@ -204,6 +210,35 @@ export const ROUTES: readonly RouteDefinition[] = Object.freeze<RouteDefinition[
         in: 'header',
         required: false,
         description: '`text/event-stream` streams the run, like `"stream": true`',
+        schema: { type: 'string' },
+      },
+    ],
+    headers: { 'Idempotent-Replayed': 'IdempotentReplayed' },
+  },
+  {
+    method: 'post',
+    path: '/agents/{agentId}/chat',
+    operationId: 'chatAgent',
+    scope: 'agents:run',
+    handler: 'chatAgent',
+    idempotency: 'chat',
+    streams: 'ui-messages',
+    request: chatBodySchema,
+    response: chatResponseSchema,
+    statuses: guarded(404, 409, 422, 502, 504),
+    tag: 'Runs',
+    summary: 'Chat with an agent',
+    description:
+      "One run on the last user message, for chat clients. Messages with `parts` (the AI SDK's `useChat` / `DefaultChatTransport`) are answered with the AI SDK's UI message stream; the history is the stored session named by `session_id` (body) or `x-session-id` (header), else a new session. Messages with `content` (the `truffle-ai` SDK's `chat()`) are answered with JSON; without `session_id`, the earlier messages are the run's history (cut to the context budget like stored history, and not stored). Same session rules, locks and limits as a run.",
+    answers:
+      'The reply and its session (`message` and `session_id` also at the top level); or, for AI SDK messages, the UI message stream.',
+    parameters: [
+      'IdempotencyKey',
+      {
+        name: 'x-session-id',
+        in: 'header',
+        required: false,
+        description: "The session to continue, when the body's `session_id` does not name one",
         schema: { type: 'string' },
       },
     ],

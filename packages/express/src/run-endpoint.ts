@@ -10,7 +10,7 @@ const wantsStream = (req: Request) =>
   (req.body as { stream?: unknown } | undefined)?.stream === true ||
   req.accepts(['application/json', 'text/event-stream']) === 'text/event-stream';
 
-/** Writes a streamed run's frames as server-sent events, with a heartbeat, until `done` or `error`. */
+/** Writes a streamed run's frames as server-sent events (`id`, `event`, `data`), with a heartbeat, until `done` or `error`. */
 async function sendEvents(service: AgentService, req: Request, res: Response, options: EndpointOptions): Promise<void> {
   const frames = await streamRun(service, apiRequest(req, res), {
     bodyLimit: options.bodyLimit,
@@ -24,11 +24,13 @@ async function sendEvents(service: AgentService, req: Request, res: Response, op
   res.flushHeaders();
   // A comment line now and then keeps proxies from closing a quiet stream.
   const heartbeat = setInterval(() => res.write(': keep-alive\n\n'), 15_000);
+  // Each event's `id:` counts up from 1 within the stream, so a client can tell which it saw last.
+  let id = 0;
   try {
     for await (const frame of frames) {
       if (res.destroyed) break;
       keepLog(res, frame.log, options.logContent);
-      res.write(`event: ${frame.event}\ndata: ${JSON.stringify(frame.data)}\n\n`);
+      res.write(`id: ${++id}\nevent: ${frame.event}\ndata: ${JSON.stringify(frame.data)}\n\n`);
     }
   } finally {
     clearInterval(heartbeat);

@@ -134,9 +134,9 @@ async function events(res: Response): Promise<{ event: string; data: any }[]> {
   const text = await res.text();
   return text
     .split('\n\n')
-    .filter((block) => block.startsWith('event:'))
+    .filter((block) => block.startsWith('id:'))
     .map((block) => {
-      const [eventLine, dataLine] = block.split('\n');
+      const [, eventLine, dataLine] = block.split('\n');
       return { event: eventLine!.slice('event: '.length), data: JSON.parse(dataLine!.slice('data: '.length)) };
     });
 }
@@ -282,6 +282,19 @@ describe('streaming through HTTP: events', () => {
     expect(got.filter((e) => e.event === 'done' || e.event === 'error')).toHaveLength(1);
     expect(fake.requests[0]!.stream).toBe(true);
     expect(await history(id, 's')).toStrictEqual(['hi there', 'Reply to: hi there']);
+  });
+
+  test('each event has an id line, counting up from 1 within the stream', async () => {
+    const id = await agent('calculator');
+    const res = await fetch(`${base}/agents/${id}/run`, {
+      method: 'POST',
+      headers: { 'x-api-key': KEY, 'content-type': 'application/json' },
+      body: JSON.stringify({ input: 'add 2 and 3', stream: true }),
+    });
+    const blocks = (await res.text()).split('\n\n').filter((block) => block !== '' && !block.startsWith(':'));
+    expect(blocks.length).toBeGreaterThan(3);
+    expect(blocks.map((block) => block.split('\n')[0])).toStrictEqual(blocks.map((_, i) => `id: ${i + 1}`));
+    expect(blocks.map((block) => block.split('\n')[1]!.startsWith('event: '))).not.toContain(false);
   });
 
   test('Accept: text/event-stream streams too, tool calls included', async () => {

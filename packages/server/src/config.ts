@@ -58,6 +58,8 @@ export interface ServerConfig {
   tracing: boolean;
   /** Whether traces may hold run inputs and outputs. */
   traceContent: boolean;
+  /** Whether the host offers the chat playground (at `/playground` of the standalone app). */
+  playground: boolean;
   /** Whether `/metrics` serves Prometheus metrics. */
   metrics: boolean;
   /** When set, `/metrics` needs `Authorization: Bearer <token>`. */
@@ -229,6 +231,9 @@ const envSchema = z.object({
   AGENTHOST_TRACE_CONTENT: optional(z.enum(['true', 'false'], { error: 'must be "true" or "false"' })).transform(
     (v) => v === 'true',
   ),
+  AGENTHOST_PLAYGROUND: optional(z.enum(['true', 'false'], { error: 'must be "true" or "false"' })).transform(
+    (v) => v !== 'false',
+  ),
   AGENTHOST_METRICS: optional(z.enum(['true', 'false'], { error: 'must be "true" or "false"' })).transform(
     (v) => v !== 'false',
   ),
@@ -295,6 +300,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     shutdownTimeoutMs: e.AGENTHOST_SHUTDOWN_TIMEOUT_MS,
     tracing: e.AGENTHOST_TRACING,
     traceContent: e.AGENTHOST_TRACE_CONTENT,
+    playground: e.AGENTHOST_PLAYGROUND,
     metrics: e.AGENTHOST_METRICS,
     metricsToken: e.AGENTHOST_METRICS_TOKEN,
     logContent: e.AGENTHOST_LOG_CONTENT,

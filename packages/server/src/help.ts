@@ -47,6 +47,7 @@ export const SETTINGS = `Settings come from environment variables:
   AGENTHOST_TRACING              "true" traces requests and runs with OpenTelemetry, exported over OTLP/HTTP
                                  (OTEL_EXPORTER_OTLP_ENDPOINT and the other standard OTEL_ variables)
   AGENTHOST_TRACE_CONTENT        "true" lets traces hold run inputs and outputs (default: never)
+  AGENTHOST_PLAYGROUND           "false" turns off the chat playground at /playground (default on)
   AGENTHOST_METRICS              "false" turns off Prometheus metrics at /metrics (default on)
   AGENTHOST_METRICS_TOKEN        a token /metrics then needs as Authorization: Bearer <token>
   AGENTHOST_LOG_CONTENT          "true" lets request logs hold run inputs and outputs (default: never)

@@ -1,6 +1,8 @@
 import { failure, refusal, serialize } from '@agenthost/express';
 import express from 'express';
-import { mountReferencePage } from './reference-page.js';
+import { landingPage } from './landing-page.js';
+import { PLAYGROUND_PATH } from './playground.js';
+import { mountReferencePage, REFERENCE_PAGE_PATH } from './reference-page.js';
 
 /**
  * Answers an HTTP/1.1 request without a Host header with a 400 envelope. Node's own check
@@ -46,7 +48,8 @@ function lastResort(error: unknown, _req: express.Request, res: express.Response
 
 /**
  * The standalone app around a host's router: the API at `/api/v1` and `/api`, health and metrics at
- * the root, the reference page at `/docs`, and envelopes for everything else.
+ * the root, the reference page at `/docs`, the playground at `/playground` (when given), a page at `/`
+ * pointing to both, and envelopes for everything else.
  */
 export function createHostApp(parts: {
   router: express.Router;
@@ -54,6 +57,7 @@ export function createHostApp(parts: {
   track: express.RequestHandler;
   trustProxy: boolean | number | string;
   requestLog?: express.RequestHandler | undefined;
+  playground?: express.Router | undefined;
 }): express.Express {
   const app = express();
   app.disable('x-powered-by');
@@ -64,6 +68,8 @@ export function createHostApp(parts: {
   app.use(['/api/v1', '/api'], parts.router);
   // The interactive API reference, over the document the router serves.
   mountReferencePage(app, '/api/v1/openapi.json');
+  if (parts.playground) app.use(PLAYGROUND_PATH, parts.playground);
+  app.get('/', landingPage(parts.playground ? PLAYGROUND_PATH : undefined, REFERENCE_PAGE_PATH));
   app.use(notFound);
   app.use(lastResort);
   return app;

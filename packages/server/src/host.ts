@@ -12,6 +12,7 @@ import { createHostRouter, operationalRoutes } from './host-router.js';
 import { inFlight } from './in-flight.js';
 import { createLogger, requestLogger } from './logging.js';
 import { type AgentHostOptions, optionsToEnv } from './options.js';
+import { playgroundRouter } from './playground.js';
 import { configuredSecrets } from './secrets.js';
 import { startTracing } from './tracing.js';
 
@@ -30,13 +31,19 @@ export interface AgentHostExtras {
 
 /** A host: the whole agenthost HTTP API, ready to listen on its own or to be mounted. */
 export interface AgentHost {
-  /** The standalone app: the API at `/api/v1` and `/api`, `/healthz`, `/readyz`, `/metrics`, `/docs`. */
+  /** The standalone app: the API at `/api/v1` and `/api`, `/healthz`, `/readyz`, `/metrics`, `/docs`, `/playground`, and `/`. */
   app: express.Express;
   /**
    * The whole API, with `/healthz`, `/readyz` and `/metrics`, for an existing app to mount:
    * `app.use(['/api/v1', '/api'], host.router)`. Works after the app's own `express.json()`.
    */
   router: express.Router;
+  /**
+   * The chat playground's static files, for an existing app to mount at `/playground`:
+   * `app.use('/playground', host.playground)` (the page calls the API at `/api/v1`). `undefined` when
+   * `playground` (`AGENTHOST_PLAYGROUND`) is off. The standalone app serves it by itself.
+   */
+  playground: express.Router | undefined;
   /** The service the API runs on, for calls in the same process (create, run... without HTTP). */
   service: AgentService;
   /** Issues, lists and revokes the keys kept in the store. */
@@ -117,7 +124,9 @@ export async function buildHost(config: ServerConfig, extras: AgentHostExtras = 
     metrics: resources.metrics,
   });
   const requestLog = requestLogger(logger);
+  const playground = config.playground ? playgroundRouter() : undefined;
   const app = createHostApp({
+    playground,
     router,
     operational,
     track: requests.track,
@@ -143,6 +152,7 @@ export async function buildHost(config: ServerConfig, extras: AgentHostExtras = 
   return {
     app,
     router,
+    playground,
     service: resources.service,
     keys: resources.keys,
     store: resources.store,

@@ -4,6 +4,7 @@ export { type AgentHost, type AgentHostExtras, createAgentHost } from './host.js
 export { createLogger, requestLogger } from './logging.js';
 export { modelsFor } from './models.js';
 export { type AgentHostOptions, OPTION_VARIABLES, optionsFromEnv } from './options.js';
+export { PLAYGROUND_CSP, PLAYGROUND_PATH, playgroundRouter } from './playground.js';
 export type { ProviderEntry, ProvidersConfig } from './providers-config.js';
 export { mountReferencePage, REFERENCE_PAGE_PATH } from './reference-page.js';
 export { claimStore } from './store-claim.js';

@@ -17,7 +17,7 @@ describe('the standalone server', () => {
   test('prints its banner and keeps two accounts apart', async () => {
     const server = await start({ AGENTHOST_API_KEYS: `alpha:${KEY_A},beta:${KEY_B}` });
     expect(server.stdout()).toBe(
-      `agenthost listening on ${server.url}\n  models (name them provider/model; all of them: GET /api/v1/models):\n    agenthost: echo\n  tools: calculator, datetime\n  reference: ${server.url.replace(/\/api\/v1$/, '')}/docs (OpenAPI at ${server.url}/openapi.json)\n  metrics: ${server.url.replace(/\/api\/v1$/, '')}/metrics\n  store: memory (agents and conversations last until the server stops)\n  keys: 2 configured, 0 issued (agenthost keys create --account <name>)\n`,
+      `agenthost listening on ${server.url}\n  models (name them provider/model; all of them: GET /api/v1/models):\n    agenthost: echo\n  tools: calculator, datetime\n  reference: ${server.url.replace(/\/api\/v1$/, '')}/docs (OpenAPI at ${server.url}/openapi.json)\n  playground: ${server.url.replace(/\/api\/v1$/, '')}/playground/\n  metrics: ${server.url.replace(/\/api\/v1$/, '')}/metrics\n  store: memory (agents and conversations last until the server stops)\n  keys: 2 configured, 0 issued (agenthost keys create --account <name>)\n`,
     );
     // Each account sees only its own agents (the whole API is checked by the conformance test).
     const made = await api(server.url, KEY_A, 'POST', '/agents', { name: 'A', instruction: 'I', model: 'echo' });

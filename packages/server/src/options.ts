@@ -49,6 +49,8 @@ export interface AgentHostOptions {
   tracing?: Flag;
   /** `AGENTHOST_TRACE_CONTENT`: let traces hold run inputs and outputs. */
   traceContent?: Flag;
+  /** `AGENTHOST_PLAYGROUND`: the chat playground, at `/playground` of the standalone app and as `host.playground` (default on). */
+  playground?: Flag;
   /** `AGENTHOST_METRICS`: Prometheus metrics at `/metrics` (default on). */
   metrics?: Flag;
   /** `AGENTHOST_METRICS_TOKEN`: the bearer token `/metrics` then needs. */
@@ -121,6 +123,7 @@ export const OPTION_VARIABLES = {
   requestTimeoutMs: 'AGENTHOST_REQUEST_TIMEOUT_MS',
   tracing: 'AGENTHOST_TRACING',
   traceContent: 'AGENTHOST_TRACE_CONTENT',
+  playground: 'AGENTHOST_PLAYGROUND',
   metrics: 'AGENTHOST_METRICS',
   metricsToken: 'AGENTHOST_METRICS_TOKEN',
   logContent: 'AGENTHOST_LOG_CONTENT',

@@ -33,6 +33,7 @@ function banner(host: AgentHost, url: string): string[] {
     ...modelLines(host.service.describeModels()),
     `  tools: ${host.tools.join(', ')}`,
     `  reference: ${origin}/docs (OpenAPI at ${url}/openapi.json)`,
+    ...(config.playground ? [`  playground: ${origin}/playground/`] : []),
     ...(config.tracing
       ? [
           `  traces: OTLP/HTTP to ${process.env.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT ?? process.env.OTEL_EXPORTER_OTLP_ENDPOINT ?? 'http://localhost:4318'}`,

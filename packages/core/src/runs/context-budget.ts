@@ -1,10 +1,12 @@
 import type { ModelMessage, ToolSet } from 'ai';
+import { z } from 'zod';
 import { DEFAULT_CONTEXT_WINDOW, estimateTokens, fitHistory } from '../context-window.js';
 import type { AgentStore, SessionRef } from '../ports/agent-store.js';
 import type { ModelInfo } from '../ports/model-provider.js';
 import type { AgentRecord } from '../records.js';
+import { runHistorySchema } from '../schemas.js';
 import type { ServiceSettings } from '../service-options.js';
-import { invalidField } from '../validation.js';
+import { invalidField, parseInput } from '../validation.js';
 
 /** Tokens set aside for the definitions of an agent's tools, per tool. */
 const TOKENS_PER_TOOL = 500;
@@ -64,4 +66,18 @@ export async function readHistory(
     history.length === limit ? ((await store.getSession(session))?.message_count ?? history.length) : history.length;
   const { sent } = fitHistory(history, budget);
   return { messages: sent.map(({ role, content }) => ({ role, content })), omitted: total - sent.length };
+}
+
+/**
+ * The newest whole turns of a history the caller sent (`RunOptions.history`) that fit `budget`
+ * tokens, out of its newest `limit` messages: cut exactly as a stored session's history is.
+ * @throws InvalidInputError naming `history` when it is not a list of user and assistant messages.
+ */
+export function givenHistory(history: unknown, limit: number, budget: number): RunHistory {
+  const { history: messages } = parseInput(z.object({ history: runHistorySchema }), { history });
+  const window = messages.slice(-limit);
+  // Like a stored window, the history sent never starts with a reply.
+  const start = window[0]?.role === 'assistant' ? 1 : 0;
+  const { sent } = fitHistory(window.slice(start), budget);
+  return { messages: sent.map(({ role, content }) => ({ role, content })), omitted: messages.length - sent.length };
 }

@@ -11,7 +11,7 @@ import { type RunAgentInput, runAgentInputSchema } from '../schemas.js';
 import type { ServiceSettings } from '../service-options.js';
 import { outputFormat } from '../structured-output/output-format.js';
 import { invalidField, parseInput } from '../validation.js';
-import { historyBudget, readHistory } from './context-budget.js';
+import { givenHistory, historyBudget, readHistory } from './context-budget.js';
 import { lockSession } from './session-lock.js';
 
 /** What a caller asks of a run: whose, of which agent, on what input; and the caller's signal. */
@@ -20,6 +20,8 @@ export interface RunRequest {
   agentId: string;
   input: RunAgentInput;
   signal: AbortSignal | undefined;
+  /** Earlier turns the caller sent, the history of a run that starts a new session (`RunOptions.history`). */
+  history?: unknown;
 }
 
 /** A run that is ready for its model call: everything checked, the session locked, the history read. */
@@ -51,7 +53,7 @@ export interface PreparedRun {
  */
 export async function prepareRun(
   settings: ServiceSettings,
-  { accountId, agentId, input, signal }: RunRequest,
+  { accountId, agentId, input, signal, history: sent }: RunRequest,
 ): Promise<PreparedRun> {
   const agent = await findAgent(settings.store, accountId, agentId);
   const run = parseInput(runAgentInputSchema, input);
@@ -76,7 +78,9 @@ export async function prepareRun(
   try {
     const history = run.session_id
       ? await readHistory(settings.store, session, settings.historyLimit, budget)
-      : { messages: [], omitted: 0 };
+      : sent === undefined
+        ? { messages: [], omitted: 0 }
+        : givenHistory(sent, settings.historyLimit, budget);
     const messages: ModelMessage[] = [...history.messages, { role: 'user', content: run.input }];
     const startedAt = settings.now().toISOString();
     return {

@@ -1,5 +1,5 @@
 import { releaseLock } from '../locks/take-lock.js';
-import type { RunEvent } from '../records.js';
+import type { RunEvent, RunEvents } from '../records.js';
 import type { ServiceSettings } from '../service-options.js';
 import { commitRun } from './commit.js';
 import { callFailure, callSignal } from './model-call.js';
@@ -13,9 +13,10 @@ import type { RunSpan } from './telemetry.js';
  * `streamText` and the commit as they are read. Closing the iteration early, even before reading
  * it, aborts the model call and releases the session's lock.
  */
-export async function streamAgent(settings: ServiceSettings, request: RunRequest): Promise<AsyncIterable<RunEvent>> {
+export async function streamAgent(settings: ServiceSettings, request: RunRequest): Promise<RunEvents> {
   const run = await prepareRun(settings, request);
-  return closable(tracedEvents(settings, run, request.signal), () => releaseLock(run.lease));
+  const events = closable(tracedEvents(settings, run, request.signal), () => releaseLock(run.lease));
+  return Object.assign(events, { session_id: run.session.sessionId });
 }
 
 /**
