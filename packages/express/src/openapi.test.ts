@@ -148,7 +148,12 @@ describe('the document: request bodies', () => {
           properties: Record<string, object>;
         }
       ).properties;
-    expect(withoutDescriptions(schemas.CreateAgentInput!.properties)).toStrictEqual(converted(createAgentInputSchema));
+    // Create and change bodies are core's, with the truffle-ai SDK's names of model and tool.
+    const aliases = { selectedModel: { type: 'string' }, selectedTool: { type: ['string', 'null'] } };
+    expect(withoutDescriptions(schemas.CreateAgentInput!.properties)).toStrictEqual({
+      ...converted(createAgentInputSchema),
+      ...aliases,
+    });
     expect(withoutDescriptions(schemas.RunAgentInput!.properties)).toStrictEqual(converted(runAgentBodySchema));
     // The run body is core's run input and the transport's `stream` flag.
     expect(converted(runAgentBodySchema)).toStrictEqual({
@@ -156,10 +161,11 @@ describe('the document: request bodies', () => {
       stream: { type: ['boolean', 'null'] },
     });
     const { config, ...update } = schemas.UpdateAgentInput!.properties;
-    expect(withoutDescriptions(update)).toStrictEqual(converted(updateAgentInputSchema));
-    expect(withoutDescriptions((config as { properties: Record<string, object> }).properties)).toStrictEqual(
-      converted(updateAgentInputSchema),
-    );
+    expect(withoutDescriptions(update)).toStrictEqual({ ...converted(updateAgentInputSchema), ...aliases });
+    expect(withoutDescriptions((config as { properties: Record<string, object> }).properties)).toStrictEqual({
+      ...converted(updateAgentInputSchema),
+      ...aliases,
+    });
 
     // The document and the zod schema agree on what they accept (the zod schema's refinements aside).
     const ajv = new Ajv2020({ strict: false });
@@ -200,7 +206,16 @@ describe('the document: request bodies', () => {
 const agent = {
   agent_id: 'agt_1',
   name: 'A',
-  config: { agent_id: 'agt_1', name: 'A', instruction: 'I', model: 'echo', tool: null, component: 'Chat' },
+  config: {
+    agent_id: 'agt_1',
+    name: 'A',
+    instruction: 'I',
+    model: 'echo',
+    tool: null,
+    component: 'Chat',
+    selectedModel: 'echo',
+    selectedTool: null,
+  },
   created_at: '2026-11-22T10:00:00.000Z',
   updated_at: '2026-11-22T10:00:00.000Z',
 };
