@@ -606,6 +606,34 @@ describe('every response matches the document: chats', () => {
   });
 });
 
+describe('every response matches the document: request examples', () => {
+  beforeEach(setUpApp);
+
+  test('every request example of the document works as sent, against an echo agent', async () => {
+    type Operation = { requestBody?: { content: { 'application/json': { example?: object } } } };
+    const paths = document.paths as Record<string, Record<string, Operation>>;
+    const examples = Object.entries(paths).flatMap(([path, operations]) =>
+      Object.entries(operations).flatMap(([method, operation]) => {
+        const example = operation.requestBody?.content['application/json'].example;
+        return example ? [{ method, path, example }] : [];
+      }),
+    );
+    expect(examples.map(({ method, path }) => `${method.toUpperCase()} ${path}`)).toStrictEqual([
+      'POST /agents',
+      'PATCH /agents/{agentId}',
+      'PUT /agents/{agentId}',
+      'POST /agents/{agentId}/run',
+      'POST /agents/{agentId}/chat',
+    ]);
+    for (const { method, path, example } of examples) {
+      const id = await createAgent();
+      const url = path.replace('{agentId}', id);
+      const res = await conform(api()[method as 'post' | 'patch' | 'put'](url, example));
+      expect([`${method} ${path}`, res.status]).toStrictEqual([`${method} ${path}`, 200]);
+    }
+  });
+});
+
 describe('every response matches the document: client errors', () => {
   beforeEach(setUpApp);
 
