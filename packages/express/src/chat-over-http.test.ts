@@ -172,6 +172,78 @@ describe('the chat route with the AI SDK client', () => {
     expect(sessionId).toMatch(/^ses/);
   });
 
+  test('a client that disconnects mid-stream aborts the model call; nothing is stored and the session is free', async () => {
+    const agentId = await createAgent('gpt', null);
+    fake.reply(() => ({ text: 'one two three four five six', chunkDelayMs: 150, usage: { input: 1, output: 6 } }));
+    const controller = new AbortController();
+    const res = await fetch(`${base}/agents/${agentId}/chat`, {
+      method: 'POST',
+      headers: { 'x-api-key': KEY, 'content-type': 'application/json' },
+      body: JSON.stringify({ messages: [userMessage('u1', 'slow')], session_id: 's-abort' }),
+      signal: controller.signal,
+    });
+    const reader = res.body!.getReader();
+    let seen = '';
+    while (!seen.includes('text-delta')) seen += new TextDecoder().decode((await reader.read()).value);
+    controller.abort();
+    fake.reply(() => ({ text: 'done', usage: { input: 1, output: 1 } }));
+    let next: { message: ChatUIMessage; errors: unknown[] } | undefined;
+    for (let i = 0; i < 50 && next?.message.metadata?.tokens === undefined; i++) {
+      await new Promise((resolve) => setTimeout(resolve, 20));
+      next = await lastMessage(await send(agentId, [userMessage('u2', 'next')], { session_id: 's-abort' }));
+    }
+    const session = await fetch(`${base}/agents/${agentId}/sessions/s-abort`, { headers: { 'x-api-key': KEY } });
+    const { data } = (await session.json()) as { data: { messages: { content: string }[] } };
+    expect(data.messages.map((m) => m.content)).toEqual(['next', 'done']);
+    expect(fake.requests.map((r) => [r.messages.at(-1)?.content, r.completed])).toEqual([
+      ['slow', false],
+      ['next', true],
+    ]);
+  });
+
+  test('the truffle-ai shape: the earlier messages are the history of a new session; JSON answer', async () => {
+    fake.reply((request) => ({ text: `Heard ${request.messages.length}`, usage: { input: 2, output: 1 } }));
+    const agentId = await createAgent('gpt', null);
+    const res = await fetch(`${base}/agents/${agentId}/chat`, {
+      method: 'POST',
+      headers: { 'x-api-key': KEY, 'content-type': 'application/json' },
+      body: JSON.stringify({
+        messages: [
+          { role: 'system', content: 'ignored' },
+          { role: 'user', content: 'one' },
+          { role: 'assistant', content: 'first' },
+          { role: 'user', content: 'two' },
+        ],
+      }),
+    });
+    const body = (await res.json()) as { data: { session_id: string } };
+    expect([res.status, body]).toEqual([
+      200,
+      {
+        success: true,
+        data: {
+          message: 'Heard 4',
+          session_id: body.data.session_id,
+          metadata: {
+            model: 'gpt',
+            tool_used: null,
+            tokens: { prompt: 2, completion: 1, total: 3 },
+            omitted_messages: 0,
+          },
+        },
+        status: 200,
+        message: 'Heard 4',
+        session_id: body.data.session_id,
+      },
+    ]);
+    expect(fake.requests.at(-1)!.messages).toEqual([
+      { role: 'system', content: 'Be brief.' },
+      { role: 'user', content: 'one' },
+      { role: 'assistant', content: 'first' },
+      { role: 'user', content: 'two' },
+    ]);
+  });
+
   test('failures before the stream are JSON envelopes with their status', async () => {
     const agentId = await createAgent('echo', null);
     const answer = async (id: string, messages: unknown[], key = KEY) => {
