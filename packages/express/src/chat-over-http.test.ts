@@ -3,10 +3,10 @@ import type { AddressInfo } from 'node:net';
 import { AgentService, combineModels, echoModels, openAIModels, staticTools } from '@agenthost/core';
 import { type FakeOpenAIServer, sequentialIds, startFakeOpenAIServer } from '@agenthost/core/test';
 import { MemoryStore } from '@agenthost/storage';
-import { DefaultChatTransport, readUIMessageStream, tool, type UIMessageChunk } from 'ai';
+import { DefaultChatTransport, readUIMessageStream, type UIMessageChunk } from 'ai';
 import express from 'express';
 import { afterAll, beforeAll, beforeEach, describe, expect, test } from 'vitest';
-import { z } from 'zod';
+import { addTool } from './add-tool-fixture.js';
 import { staticKeys } from './auth.js';
 import { createAgentRouter } from './router.js';
 import type { ChatUIMessage } from './ui-message-stream.js';
@@ -25,11 +25,7 @@ beforeAll(async () => {
   const models = combineModels(echoModels(), openAIModels({ apiKey: 'test', baseURL: fake.baseURL, models: ['gpt'] }));
   const tools = staticTools({
     calculator: {
-      add: tool({
-        description: 'Adds',
-        inputSchema: z.object({ a: z.number(), b: z.number() }),
-        execute: async ({ a, b }) => a + b,
-      }),
+      add: addTool(),
     },
   });
   const service = new AgentService({ store, models, tools, generateId: sequentialIds(), maxRetries: 0 });

@@ -18,6 +18,7 @@ import express from 'express';
 import request from 'supertest';
 import { beforeEach, describe, expect, test, vi } from 'vitest';
 import { z } from 'zod';
+import { addTool } from './add-tool-fixture.js';
 import { staticKeys } from './auth.js';
 import { runAgentBodySchema } from './http-bodies.js';
 import { openApiDocument } from './openapi.js';
@@ -427,11 +428,7 @@ function setUpApp(): void {
   };
   const tools = staticTools({
     calculator: {
-      add: tool({
-        description: 'Adds',
-        inputSchema: z.object({ a: z.number(), b: z.number() }),
-        execute: async ({ a, b }) => a + b,
-      }),
+      add: addTool(),
     },
     broken: {
       fail: tool({
