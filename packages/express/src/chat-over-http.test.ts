@@ -240,6 +240,33 @@ describe('the chat route with the AI SDK client', () => {
     ]);
   });
 
+  test('Idempotency-Key: a JSON chat is replayed, a streamed chat refuses it', async () => {
+    fake.reply(() => ({ text: 'once', usage: { input: 1, output: 1 } }));
+    const agentId = await createAgent('gpt', null);
+    const post = (body: object) =>
+      fetch(`${base}/agents/${agentId}/chat`, {
+        method: 'POST',
+        headers: { 'x-api-key': KEY, 'content-type': 'application/json', 'idempotency-key': 'chat-key-1' },
+        body: JSON.stringify(body),
+      });
+    const truffle = { messages: [{ role: 'user', content: 'Hi' }] };
+    const first = await post(truffle);
+    const again = await post(truffle);
+    expect([first.status, again.status, again.headers.get('idempotent-replayed')]).toEqual([200, 200, 'true']);
+    expect(await again.json()).toEqual(await first.json());
+    expect(fake.requests).toHaveLength(1);
+    const streamed = await post({ messages: [userMessage('u1', 'Hi')] });
+    expect([streamed.status, await streamed.json()]).toEqual([
+      400,
+      {
+        success: false,
+        error: 'Idempotency-Key is not supported for streamed chats',
+        code: 'invalid_input',
+        status: 400,
+      },
+    ]);
+  });
+
   test('failures before the stream are JSON envelopes with their status', async () => {
     const agentId = await createAgent('echo', null);
     const answer = async (id: string, messages: unknown[], key = KEY) => {
