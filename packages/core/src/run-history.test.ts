@@ -1,52 +1,28 @@
 import { MemoryStore } from '@agenthost/storage';
-import { MockLanguageModelV4 } from 'ai/test';
 import { beforeEach, describe, expect, test } from 'vitest';
 import { AgentService, type AgentServiceOptions } from './agent-service.js';
-import { EchoLanguageModel } from './models/echo-model.js';
-import { staticModels } from './models/static-models.js';
+import { type MockModelProvider, mockModels } from './testing/mock-models.js';
 import { agentHostError as rejection } from './testing/rejection.js';
 import { sequentialIds, testClock } from './testing/test-clock.js';
 
 // A run with the history a client sent (`RunOptions.history`): what the model sees, what is stored.
 const ACME = 'acme';
 let store: MemoryStore;
-let model: MockLanguageModelV4;
+let models: MockModelProvider;
 
 function service(options: Partial<AgentServiceOptions> = {}) {
-  return new AgentService({
-    store,
-    models: staticModels({ mock: model }),
-    now: testClock(),
-    generateId: sequentialIds(),
-    maxRetries: 0,
-    ...options,
-  });
+  return new AgentService({ store, models, now: testClock(), generateId: sequentialIds(), maxRetries: 0, ...options });
 }
 
-/** The prompt the model received on its last call, as role and text. */
+/** What the model received on its last call: the instruction, then each message's text. */
 function lastPrompt() {
-  return model.doGenerateCalls.at(-1)!.prompt.map((message) => ({
-    role: message.role,
-    text:
-      typeof message.content === 'string'
-        ? message.content
-        : message.content.map((part) => ('text' in part ? part.text : '')).join(''),
-  }));
+  const prompt = models.prompts('mock').at(-1)!;
+  return [prompt.instruction, ...prompt.messages.map(({ content }) => content)];
 }
 
 beforeEach(() => {
   store = new MemoryStore();
-  model = new MockLanguageModelV4({
-    doGenerate: async () => ({
-      content: [{ type: 'text', text: 'ok' }],
-      finishReason: { unified: 'stop', raw: 'stop' },
-      usage: {
-        inputTokens: { total: 1, noCache: 1, cacheRead: 0, cacheWrite: 0 },
-        outputTokens: { total: 1, text: 1, reasoning: 0 },
-      },
-      warnings: [],
-    }),
-  });
+  models = mockModels({ mock: 'ok' });
 });
 
 const history = [
@@ -59,11 +35,10 @@ describe('a run with the history the caller sent', () => {
     const svc = service();
     const { agent_id } = await svc.createAgent(ACME, { name: 'A', instruction: 'I', model: 'mock' });
     const result = await svc.runAgent(ACME, agent_id, { input: 'What is my name?' }, { history });
-    expect(lastPrompt()).toStrictEqual([
-      { role: 'system', text: 'I' },
-      { role: 'user', text: 'My name is Ada.' },
-      { role: 'assistant', text: 'Hello Ada.' },
-      { role: 'user', text: 'What is my name?' },
+    expect(models.prompts('mock').at(-1)!.messages).toStrictEqual([
+      { role: 'user', content: 'My name is Ada.' },
+      { role: 'assistant', content: 'Hello Ada.' },
+      { role: 'user', content: 'What is my name?' },
     ]);
     expect(result.metadata.omitted_messages).toBe(0);
     const session = await svc.getSession(ACME, agent_id, result.session_id);
@@ -78,12 +53,7 @@ describe('a run with the history the caller sent', () => {
     const { agent_id } = await svc.createAgent(ACME, { name: 'A', instruction: 'I', model: 'mock' });
     await svc.runAgent(ACME, agent_id, { input: 'first', session_id: 's' });
     await svc.runAgent(ACME, agent_id, { input: 'second', session_id: 's' }, { history });
-    expect(lastPrompt()).toStrictEqual([
-      { role: 'system', text: 'I' },
-      { role: 'user', text: 'first' },
-      { role: 'assistant', text: 'ok' },
-      { role: 'user', text: 'second' },
-    ]);
+    expect(lastPrompt()).toStrictEqual(['I', 'first', 'ok', 'second']);
   });
 
   test('it is cut like stored history: historyLimit, the context budget, never starting with a reply', async () => {
@@ -95,7 +65,7 @@ describe('a run with the history the caller sent', () => {
     }));
     const result = await svc.runAgent(ACME, agent_id, { input: 'now' }, { history: long });
     // The newest four are m3..m6; m3 is a reply, so the window starts at m4.
-    expect(lastPrompt().map(({ text }) => text)).toStrictEqual(['I', 'm4', 'm5', 'm6', 'now']);
+    expect(lastPrompt()).toStrictEqual(['I', 'm4', 'm5', 'm6', 'now']);
     expect(result.metadata.omitted_messages).toBe(4);
 
     const small = service({ contextWindows: { mock: 600 }, maxOutputTokens: 500 });
@@ -106,7 +76,7 @@ describe('a run with the history the caller sent', () => {
       { role: 'assistant' as const, content: 'y' },
     ];
     const cut = await small.runAgent(ACME, agent_id, { input: 'now' }, { history: wide });
-    expect(lastPrompt().map(({ text }) => text)).toStrictEqual(['I', 'new', 'y', 'now']);
+    expect(lastPrompt()).toStrictEqual(['I', 'new', 'y', 'now']);
     expect(cut.metadata.omitted_messages).toBe(2);
   });
 
@@ -119,11 +89,11 @@ describe('a run with the history the caller sent', () => {
     expect(error.details).toStrictEqual({
       history: { message: 'role must be "user" or "assistant"', path: ['history', 0, 'role'] },
     });
-    expect(model.doGenerateCalls).toHaveLength(0);
+    expect(models.prompts('mock')).toHaveLength(0);
   });
 
   test('streamAgent names the new session before the first event', async () => {
-    const svc = service({ models: staticModels({ mock: new EchoLanguageModel() }) });
+    const svc = service();
     const { agent_id } = await svc.createAgent(ACME, { name: 'A', instruction: 'I', model: 'mock' });
     const events = await svc.streamAgent(ACME, agent_id, { input: 'x' }, { history });
     expect(events.session_id).toBe('session_1');

@@ -58,9 +58,7 @@ export const truffleChatBodySchema = z
   .describe('The `truffle-ai` SDK shape; answered with JSON');
 
 /** `POST /agents/{agentId}/chat`: either shape. */
-export const chatBodySchema = z.union([uiChatBodySchema, truffleChatBodySchema]).meta({
-  examples: [{ messages: [{ role: 'user', content: 'Hello' }] }],
-});
+export const chatBodySchema = z.union([uiChatBodySchema, truffleChatBodySchema]);
 
 requestComponents.add(chatBodySchema, { id: 'ChatInput' });
 

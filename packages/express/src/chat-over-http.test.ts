@@ -3,10 +3,10 @@ import type { AddressInfo } from 'node:net';
 import { AgentService, combineModels, echoModels, openAIModels, staticTools } from '@agenthost/core';
 import { type FakeOpenAIServer, sequentialIds, startFakeOpenAIServer } from '@agenthost/core/test';
 import { MemoryStore } from '@agenthost/storage';
-import { DefaultChatTransport, readUIMessageStream, tool, type UIMessageChunk } from 'ai';
+import { DefaultChatTransport, readUIMessageStream, type UIMessageChunk } from 'ai';
 import express from 'express';
 import { afterAll, beforeAll, beforeEach, describe, expect, test } from 'vitest';
-import { z } from 'zod';
+import { addTool } from './add-tool-fixture.js';
 import { staticKeys } from './auth.js';
 import { createAgentRouter } from './router.js';
 import type { ChatUIMessage } from './ui-message-stream.js';
@@ -25,11 +25,7 @@ beforeAll(async () => {
   const models = combineModels(echoModels(), openAIModels({ apiKey: 'test', baseURL: fake.baseURL, models: ['gpt'] }));
   const tools = staticTools({
     calculator: {
-      add: tool({
-        description: 'Adds',
-        inputSchema: z.object({ a: z.number(), b: z.number() }),
-        execute: async ({ a, b }) => a + b,
-      }),
+      add: addTool(),
     },
   });
   const service = new AgentService({ store, models, tools, generateId: sequentialIds(), maxRetries: 0 });
@@ -170,6 +166,105 @@ describe('the chat route with the AI SDK client', () => {
     const sessions = await fetch(`${base}/agents/${agentId}/sessions`, { headers: { 'x-api-key': KEY } });
     expect(((await sessions.json()) as { data: { sessions: unknown[] } }).data.sessions).toEqual([]);
     expect(sessionId).toMatch(/^ses/);
+  });
+
+  test('a client that disconnects mid-stream aborts the model call; nothing is stored and the session is free', async () => {
+    const agentId = await createAgent('gpt', null);
+    fake.reply(() => ({ text: 'one two three four five six', chunkDelayMs: 150, usage: { input: 1, output: 6 } }));
+    const controller = new AbortController();
+    const res = await fetch(`${base}/agents/${agentId}/chat`, {
+      method: 'POST',
+      headers: { 'x-api-key': KEY, 'content-type': 'application/json' },
+      body: JSON.stringify({ messages: [userMessage('u1', 'slow')], session_id: 's-abort' }),
+      signal: controller.signal,
+    });
+    const reader = res.body!.getReader();
+    let seen = '';
+    while (!seen.includes('text-delta')) seen += new TextDecoder().decode((await reader.read()).value);
+    controller.abort();
+    fake.reply(() => ({ text: 'done', usage: { input: 1, output: 1 } }));
+    let next: { message: ChatUIMessage; errors: unknown[] } | undefined;
+    for (let i = 0; i < 50 && next?.message.metadata?.tokens === undefined; i++) {
+      await new Promise((resolve) => setTimeout(resolve, 20));
+      next = await lastMessage(await send(agentId, [userMessage('u2', 'next')], { session_id: 's-abort' }));
+    }
+    const session = await fetch(`${base}/agents/${agentId}/sessions/s-abort`, { headers: { 'x-api-key': KEY } });
+    const { data } = (await session.json()) as { data: { messages: { content: string }[] } };
+    expect(data.messages.map((m) => m.content)).toEqual(['next', 'done']);
+    expect(fake.requests.map((r) => [r.messages.at(-1)?.content, r.completed])).toEqual([
+      ['slow', false],
+      ['next', true],
+    ]);
+  });
+
+  test('the truffle-ai shape: the earlier messages are the history of a new session; JSON answer', async () => {
+    fake.reply((request) => ({ text: `Heard ${request.messages.length}`, usage: { input: 2, output: 1 } }));
+    const agentId = await createAgent('gpt', null);
+    const res = await fetch(`${base}/agents/${agentId}/chat`, {
+      method: 'POST',
+      headers: { 'x-api-key': KEY, 'content-type': 'application/json' },
+      body: JSON.stringify({
+        messages: [
+          { role: 'system', content: 'ignored' },
+          { role: 'user', content: 'one' },
+          { role: 'assistant', content: 'first' },
+          { role: 'user', content: 'two' },
+        ],
+      }),
+    });
+    const body = (await res.json()) as { data: { session_id: string } };
+    expect([res.status, body]).toEqual([
+      200,
+      {
+        success: true,
+        data: {
+          message: 'Heard 4',
+          session_id: body.data.session_id,
+          metadata: {
+            model: 'gpt',
+            tool_used: null,
+            tokens: { prompt: 2, completion: 1, total: 3 },
+            omitted_messages: 0,
+          },
+        },
+        status: 200,
+        message: 'Heard 4',
+        session_id: body.data.session_id,
+      },
+    ]);
+    expect(fake.requests.at(-1)!.messages).toEqual([
+      { role: 'system', content: 'Be brief.' },
+      { role: 'user', content: 'one' },
+      { role: 'assistant', content: 'first' },
+      { role: 'user', content: 'two' },
+    ]);
+  });
+
+  test('Idempotency-Key: a JSON chat is replayed, a streamed chat refuses it', async () => {
+    fake.reply(() => ({ text: 'once', usage: { input: 1, output: 1 } }));
+    const agentId = await createAgent('gpt', null);
+    const post = (body: object) =>
+      fetch(`${base}/agents/${agentId}/chat`, {
+        method: 'POST',
+        headers: { 'x-api-key': KEY, 'content-type': 'application/json', 'idempotency-key': 'chat-key-1' },
+        body: JSON.stringify(body),
+      });
+    const truffle = { messages: [{ role: 'user', content: 'Hi' }] };
+    const first = await post(truffle);
+    const again = await post(truffle);
+    expect([first.status, again.status, again.headers.get('idempotent-replayed')]).toEqual([200, 200, 'true']);
+    expect(await again.json()).toEqual(await first.json());
+    expect(fake.requests).toHaveLength(1);
+    const streamed = await post({ messages: [userMessage('u1', 'Hi')] });
+    expect([streamed.status, await streamed.json()]).toEqual([
+      400,
+      {
+        success: false,
+        error: 'Idempotency-Key is not supported for streamed chats',
+        code: 'invalid_input',
+        status: 400,
+      },
+    ]);
   });
 
   test('failures before the stream are JSON envelopes with their status', async () => {

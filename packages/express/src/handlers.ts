@@ -1,4 +1,5 @@
 import type { AgentService, RunAgentInput, RunEvent, RunResult, UpdateAgentInput } from '@agenthost/core';
+import { resolveAliases, wireAgent } from './agent-aliases.js';
 import { type ApiResponse, type RequestLog, success } from './envelope.js';
 import { runInput, updateInput } from './http-bodies.js';
 import { errorResponse } from './http-errors.js';
@@ -69,7 +70,7 @@ const page = (query: Record<string, unknown>) => {
 export function createHandlers(service: AgentService) {
   return {
     createAgent: async ({ accountId, body }) => {
-      const agent = await service.createAgent(accountId, body as never);
+      const agent = await service.createAgent(accountId, resolveAliases(body) as never);
       return {
         ...success({ agent_id: agent.agent_id, created_at: agent.created_at }),
         log: { agent_id: agent.agent_id },
@@ -78,7 +79,7 @@ export function createHandlers(service: AgentService) {
     listAgents: async ({ accountId, query, baseUrl }) => {
       // Called as the contract shows (no paging parameter), the list is every agent, oldest first.
       if (!['limit', 'after', 'order'].some((name) => query[name] !== undefined))
-        return success(await service.listAgents(accountId));
+        return success((await service.listAgents(accountId)).map(wireAgent));
       const limit = queryInt(query, 'limit');
       const cursor = queryString(query, 'after');
       const order = queryString(query, 'order');
@@ -87,7 +88,7 @@ export function createHandlers(service: AgentService) {
         ...(cursor !== undefined && { cursor }),
         ...(order !== undefined && { order: order as 'asc' }),
       });
-      const response = success(page.agents);
+      const response = success(page.agents.map(wireAgent));
       if (page.next_cursor !== null) {
         const next = new URLSearchParams({
           ...(limit !== undefined && { limit: String(limit) }),
@@ -98,13 +99,16 @@ export function createHandlers(service: AgentService) {
       }
       return response;
     },
-    updateAgent: async ({ accountId, params, body }) =>
-      success(await service.updateAgent(accountId, params.agentId ?? '', updateInput(body) as UpdateAgentInput)),
+    updateAgent: async ({ accountId, params, body }) => {
+      const changes = resolveAliases(updateInput(body)) as UpdateAgentInput;
+      return success(wireAgent(await service.updateAgent(accountId, params.agentId ?? '', changes)));
+    },
     deleteAgent: async ({ accountId, params }) => {
       await service.deleteAgent(accountId, params.agentId ?? '');
       return success({ agent_id: params.agentId, deleted: true });
     },
-    getAgent: async ({ accountId, params }) => success(await service.getAgent(accountId, params.agentId ?? '')),
+    getAgent: async ({ accountId, params }) =>
+      success(wireAgent(await service.getAgent(accountId, params.agentId ?? ''))),
     listModels: async () => success(service.describeModels()),
     listTools: async () => success(service.describeTools()),
     runAgent: async ({ accountId, params, body, signal }) => {

@@ -16,11 +16,25 @@ import { z } from 'zod';
 /** The request bodies, each under the name it has in the OpenAPI document's `components.schemas`. */
 export const requestComponents = z.registry<{ id: string }>();
 
-/** `POST /agents`: core's input as it is. */
-export const createAgentBodySchema = createAgentInputSchema;
+/** The `truffle-ai` SDK's names of `model` and `tool`, accepted beside them (see `resolveAliases`). */
+const aliasFields = {
+  selectedModel: z
+    .string({ error: 'selectedModel must be a string' })
+    .optional()
+    .describe('The same as `model`; when both are given they must be equal'),
+  selectedTool: z
+    .string({ error: 'selectedTool must be a string or null' })
+    .nullish()
+    .describe('The same as `tool`; when both are given they must be equal'),
+};
+
+/** `POST /agents`: core's input, and the aliases of `model` and `tool`. */
+export const createAgentBodySchema = createAgentInputSchema.extend(aliasFields);
+
+const agentChangesSchema = updateAgentInputSchema.extend(aliasFields);
 
 /** `PATCH` and `PUT /agents/{agentId}`: core's changes, which clients sending a whole record put inside `config`. */
-export const updateAgentBodySchema = updateAgentInputSchema.extend({ config: updateAgentInputSchema.optional() });
+export const updateAgentBodySchema = agentChangesSchema.extend({ config: agentChangesSchema.optional() });
 
 /** `POST /agents/{agentId}/run`: core's run input and `stream`, which asks for server-sent events. */
 export const runAgentBodySchema = withRunRules(

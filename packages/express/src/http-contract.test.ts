@@ -135,7 +135,14 @@ function shape({ status, type, body }: Reply) {
 /** The agent record of `support` (or of its copy named `name`), made at NOW. */
 function record(agentId: string, name = support.name) {
   const config = { agent_id: agentId, name, instruction: support.instruction, model: 'echo', tool: null };
-  return { agent_id: agentId, name, config: { ...config, component: 'Chat' }, created_at: NOW, updated_at: NOW };
+  const aliases = { selectedModel: 'echo', selectedTool: null };
+  return {
+    agent_id: agentId,
+    name,
+    config: { ...config, component: 'Chat', ...aliases },
+    created_at: NOW,
+    updated_at: NOW,
+  };
 }
 
 const create = (options: Call = {}) => call('POST', '/agents', { body: support, ...options });

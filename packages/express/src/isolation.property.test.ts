@@ -383,6 +383,11 @@ function makeApp(clock: TestClock) {
 
 const enc = encodeURIComponent;
 const ok = (data: unknown) => ({ success: true, data, status: 200 });
+/** An agent as the API answers it: its config also names the model and tool as `selectedModel` and `selectedTool`. */
+const answered = (record: AgentRecord) => ({
+  ...record,
+  config: { ...record.config, selectedModel: record.config.model, selectedTool: record.config.tool },
+});
 const invalid = (
   details: Record<string, { message: string; path: (string | number)[] }>,
   error = 'Invalid request format',
@@ -501,12 +506,12 @@ async function getStep(ctx: StepContext, o: OpOf<'get'>): Promise<string | undef
   const send = (id: string) => ctx.call(o.account, 'GET', `/agents/${enc(id)}`);
   const reply = await send(agentId);
   const agent = await visibleOrNotFound(ctx, o.account, agentId, reply, send);
-  if (agent) expectReply(reply, 200, ok(agent.record));
+  if (agent) expectReply(reply, 200, ok(answered(agent.record)));
   return undefined;
 }
 
 async function listStep(ctx: StepContext, o: OpOf<'list'>): Promise<string | undefined> {
-  const expected = ctx.model.liveAgents(o.account).map((a) => a.record);
+  const expected = ctx.model.liveAgents(o.account).map((a) => answered(a.record));
   if (!o.paged) {
     expectReply(await ctx.call(o.account, 'GET', '/agents'), 200, ok(expected));
     return undefined;
@@ -575,7 +580,7 @@ async function updateStep(ctx: StepContext, o: OpOf<'update'>): Promise<string |
     if (c.tool !== undefined) config.tool = null;
     if (c.component !== undefined) config.component = c.component.trim();
     const record: AgentRecord = { ...agent.record, name: config.name, config, updated_at: model.now() };
-    expectReply(reply, 200, ok(record));
+    expectReply(reply, 200, ok(answered(record)));
     agent.record = record;
   }
   return agentId;
@@ -798,7 +803,7 @@ function step(ctx: StepContext, o: Op): Promise<string | undefined> {
 async function checkEveryAccount(model: Model, call: Call, deepFor: string | 'all' | undefined): Promise<void> {
   for (const acc of [0, 1, 2] as const) {
     const agents = model.liveAgents(acc);
-    expectReply(await call(acc, 'GET', '/agents'), 200, ok(agents.map((a) => a.record)));
+    expectReply(await call(acc, 'GET', '/agents'), 200, ok(agents.map((a) => answered(a.record))));
     for (const agent of agents) {
       const id = agent.record.agent_id;
       const sessions = [...agent.sessions].reverse();

@@ -97,7 +97,12 @@ function operation(route: RouteDefinition): Json {
     ...(route.request && {
       requestBody: {
         required: true,
-        content: { 'application/json': { schema: ref('schemas', requestComponents.get(route.request)!.id) } },
+        content: {
+          'application/json': {
+            schema: ref('schemas', requestComponents.get(route.request)!.id),
+            ...(route.example && { example: route.example }),
+          },
+        },
       },
     }),
     responses: { '200': successResponse(route), ...Object.fromEntries(errors) },

@@ -18,6 +18,7 @@ import express from 'express';
 import request from 'supertest';
 import { beforeEach, describe, expect, test, vi } from 'vitest';
 import { z } from 'zod';
+import { addTool } from './add-tool-fixture.js';
 import { staticKeys } from './auth.js';
 import { runAgentBodySchema } from './http-bodies.js';
 import { openApiDocument } from './openapi.js';
@@ -148,7 +149,12 @@ describe('the document: request bodies', () => {
           properties: Record<string, object>;
         }
       ).properties;
-    expect(withoutDescriptions(schemas.CreateAgentInput!.properties)).toStrictEqual(converted(createAgentInputSchema));
+    // Create and change bodies are core's, with the truffle-ai SDK's names of model and tool.
+    const aliases = { selectedModel: { type: 'string' }, selectedTool: { type: ['string', 'null'] } };
+    expect(withoutDescriptions(schemas.CreateAgentInput!.properties)).toStrictEqual({
+      ...converted(createAgentInputSchema),
+      ...aliases,
+    });
     expect(withoutDescriptions(schemas.RunAgentInput!.properties)).toStrictEqual(converted(runAgentBodySchema));
     // The run body is core's run input and the transport's `stream` flag.
     expect(converted(runAgentBodySchema)).toStrictEqual({
@@ -156,10 +162,11 @@ describe('the document: request bodies', () => {
       stream: { type: ['boolean', 'null'] },
     });
     const { config, ...update } = schemas.UpdateAgentInput!.properties;
-    expect(withoutDescriptions(update)).toStrictEqual(converted(updateAgentInputSchema));
-    expect(withoutDescriptions((config as { properties: Record<string, object> }).properties)).toStrictEqual(
-      converted(updateAgentInputSchema),
-    );
+    expect(withoutDescriptions(update)).toStrictEqual({ ...converted(updateAgentInputSchema), ...aliases });
+    expect(withoutDescriptions((config as { properties: Record<string, object> }).properties)).toStrictEqual({
+      ...converted(updateAgentInputSchema),
+      ...aliases,
+    });
 
     // The document and the zod schema agree on what they accept (the zod schema's refinements aside).
     const ajv = new Ajv2020({ strict: false });
@@ -200,7 +207,16 @@ describe('the document: request bodies', () => {
 const agent = {
   agent_id: 'agt_1',
   name: 'A',
-  config: { agent_id: 'agt_1', name: 'A', instruction: 'I', model: 'echo', tool: null, component: 'Chat' },
+  config: {
+    agent_id: 'agt_1',
+    name: 'A',
+    instruction: 'I',
+    model: 'echo',
+    tool: null,
+    component: 'Chat',
+    selectedModel: 'echo',
+    selectedTool: null,
+  },
   created_at: '2026-11-22T10:00:00.000Z',
   updated_at: '2026-11-22T10:00:00.000Z',
 };
@@ -412,11 +428,7 @@ function setUpApp(): void {
   };
   const tools = staticTools({
     calculator: {
-      add: tool({
-        description: 'Adds',
-        inputSchema: z.object({ a: z.number(), b: z.number() }),
-        execute: async ({ a, b }) => a + b,
-      }),
+      add: addTool(),
     },
     broken: {
       fail: tool({
@@ -588,6 +600,34 @@ describe('every response matches the document: chats', () => {
     );
     expect([streamed.status, streamed.headers['x-vercel-ai-ui-message-stream']]).toStrictEqual([200, 'v1']);
     expect(streamed.text).toMatch(/^: stream-open\n\ndata: \{"type":"start".*data: \[DONE\]\n\n$/s);
+  });
+});
+
+describe('every response matches the document: request examples', () => {
+  beforeEach(setUpApp);
+
+  test('every request example of the document works as sent, against an echo agent', async () => {
+    type Operation = { requestBody?: { content: { 'application/json': { example?: object } } } };
+    const paths = document.paths as Record<string, Record<string, Operation>>;
+    const examples = Object.entries(paths).flatMap(([path, operations]) =>
+      Object.entries(operations).flatMap(([method, operation]) => {
+        const example = operation.requestBody?.content['application/json'].example;
+        return example ? [{ method, path, example }] : [];
+      }),
+    );
+    expect(examples.map(({ method, path }) => `${method.toUpperCase()} ${path}`)).toStrictEqual([
+      'POST /agents',
+      'PATCH /agents/{agentId}',
+      'PUT /agents/{agentId}',
+      'POST /agents/{agentId}/run',
+      'POST /agents/{agentId}/chat',
+    ]);
+    for (const { method, path, example } of examples) {
+      const id = await createAgent();
+      const url = path.replace('{agentId}', id);
+      const res = await conform(api()[method as 'post' | 'patch' | 'put'](url, example));
+      expect([`${method} ${path}`, res.status]).toStrictEqual([`${method} ${path}`, 200]);
+    }
   });
 });
 

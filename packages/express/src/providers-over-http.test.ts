@@ -14,10 +14,9 @@ import { MemoryStore } from '@agenthost/storage';
 import { createAnthropic } from '@ai-sdk/anthropic';
 import { createGoogleGenerativeAI } from '@ai-sdk/google';
 import { createOpenAICompatible } from '@ai-sdk/openai-compatible';
-import { tool } from 'ai';
 import express from 'express';
 import { afterEach, beforeEach, describe, expect, test } from 'vitest';
-import { z } from 'zod';
+import { addTool } from './add-tool-fixture.js';
 import { staticKeys } from './auth.js';
 import { createAgentRouter } from './router.js';
 
@@ -160,11 +159,7 @@ beforeEach(async () => {
   });
   const tools = staticTools({
     calculator: {
-      add: tool({
-        description: 'Adds',
-        inputSchema: z.object({ a: z.number(), b: z.number() }),
-        execute: async ({ a, b }) => a + b,
-      }),
+      add: addTool(),
     },
   });
   const service = new AgentService({ store, models, tools, generateId: sequentialIds(), maxRetries: 0 });

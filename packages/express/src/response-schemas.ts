@@ -1,5 +1,4 @@
 import type {
-  AgentConfig,
   AgentRecord,
   FieldIssue,
   ModelInfo,
@@ -14,6 +13,7 @@ import type {
   ToolInfo,
 } from '@agenthost/core';
 import { z } from 'zod';
+import type { WireAgentConfig, WireAgentRecord } from './agent-aliases.js';
 import type { ErrorEnvelope, SuccessEnvelope } from './envelope.js';
 import { ERROR_CODES } from './error-codes.js';
 
@@ -44,6 +44,8 @@ export const agentConfigSchema = component(
       model: z.string().describe("One of the server's model names"),
       tool: z.string().nullable().describe("One of the server's tool integrations, or `null` for none"),
       component: z.string().describe("A free label for the client's UI; `Chat` unless given"),
+      selectedModel: z.string().describe('The same as `model` (the name the `truffle-ai` SDK reads)'),
+      selectedTool: z.string().nullable().describe('The same as `tool` (the name the `truffle-ai` SDK reads)'),
     })
     .describe("An agent's configuration"),
 );
@@ -321,8 +323,8 @@ type EventData<K extends RunEvent['type']> = Omit<Extract<RunEvent, { type: K }>
 
 /** Fails to compile when a response schema and the type it describes drift apart. */
 export type ResponseSchemasMatchTypes = [
-  Assert<Same<z.infer<typeof agentConfigSchema>, AgentConfig>>,
-  Assert<Same<z.infer<typeof agentRecordSchema>, AgentRecord>>,
+  Assert<Same<z.infer<typeof agentConfigSchema>, WireAgentConfig>>,
+  Assert<Same<z.infer<typeof agentRecordSchema>, WireAgentRecord>>,
   Assert<Same<z.infer<typeof agentCreatedSchema>, Pick<AgentRecord, 'agent_id' | 'created_at'>>>,
   Assert<Same<z.infer<typeof tokenUsageSchema>, TokenUsage>>,
   Assert<Same<z.infer<typeof runMetadataSchema>, RunMetadata>>,
@@ -339,6 +341,6 @@ export type ResponseSchemasMatchTypes = [
   Assert<Same<z.infer<(typeof streamEventSchemas)['tool-call']>, EventData<'tool-call'>>>,
   Assert<Same<z.infer<(typeof streamEventSchemas)['tool-result']>, EventData<'tool-result'>>>,
   Assert<Same<z.infer<(typeof streamEventSchemas)['tool-error']>, EventData<'tool-error'>>>,
-  Assert<z.infer<typeof agentListResponseSchema> extends SuccessEnvelope<AgentRecord[]> ? true : false>,
+  Assert<z.infer<typeof agentListResponseSchema> extends SuccessEnvelope<WireAgentRecord[]> ? true : false>,
   Assert<z.infer<typeof runResponseSchema> extends SuccessEnvelope<RunResult> ? true : false>,
 ];

@@ -63,6 +63,8 @@ const created = {
     model: 'echo',
     tool: null,
     component: 'Chat',
+    selectedModel: 'echo',
+    selectedTool: null,
   },
   created_at: '2026-11-22T10:00:00.000Z',
   updated_at: '2026-11-22T10:00:00.000Z',
@@ -93,7 +95,9 @@ describe('mounted in a host app', () => {
       const list = await request(app).get(`${prefix}/agents`).set('x-api-key', KEY_A);
       expect([list.status, list.body]).toStrictEqual([200, { success: true, data: [created], status: 200 }]);
     }
-    expect(await store.listAgents('alpha')).toStrictEqual([created]);
+    // The store keeps agenthost's names only; selectedModel and selectedTool are added in answers.
+    const { selectedModel: _model, selectedTool: _tool, ...stored } = created.config;
+    expect(await store.listAgents('alpha')).toStrictEqual([{ ...created, config: stored }]);
   });
 
   test('run returns output, session and metadata, and continues a session', async () => {
@@ -556,6 +560,8 @@ describe('changing agents', () => {
       model: 'echo',
       tool: null,
       component: 'Widget',
+      selectedModel: 'echo',
+      selectedTool: null,
     });
     expect(put.body.data.name).toBe('Renamed');
   });

@@ -56,6 +56,8 @@ export interface RouteDefinition {
   streams?: 'events' | 'ui-messages';
   /** The request body's schema (named in `requestComponents`). */
   request?: z.ZodType;
+  /** A request body that works as sent against a server offering the `echo` model: the reference page's default. */
+  example?: Readonly<Record<string, unknown>>;
   /** The success answer's schema (named in `responseComponents`); none for the document itself. */
   response?: z.ZodType;
   /** Every status the operation may answer, successes and errors. */
@@ -89,6 +91,7 @@ const CHANGE_AGENT = {
   scope: 'agents:write',
   handler: 'updateAgent',
   request: updateAgentBodySchema,
+  example: { instruction: 'You greet people briefly.' },
   response: agentResponseSchema,
   statuses: guarded(404, 409),
   tag: 'Agents',
@@ -105,6 +108,7 @@ export const ROUTES: readonly RouteDefinition[] = Object.freeze<RouteDefinition[
     handler: 'createAgent',
     idempotency: 'create',
     request: createAgentBodySchema,
+    example: { name: 'Greeter', instruction: 'You greet people warmly.', model: 'echo', tool: null },
     response: agentCreatedResponseSchema,
     statuses: guarded(409, 422),
     tag: 'Agents',
@@ -195,6 +199,7 @@ export const ROUTES: readonly RouteDefinition[] = Object.freeze<RouteDefinition[
     idempotency: 'run',
     streams: 'events',
     request: runAgentBodySchema,
+    example: { input: 'Hello' },
     response: runResponseSchema,
     statuses: guarded(404, 409, 422, 502, 504),
     tag: 'Runs',
@@ -224,6 +229,7 @@ export const ROUTES: readonly RouteDefinition[] = Object.freeze<RouteDefinition[
     idempotency: 'chat',
     streams: 'ui-messages',
     request: chatBodySchema,
+    example: { messages: [{ role: 'user', content: 'Hello' }] },
     response: chatResponseSchema,
     statuses: guarded(404, 409, 422, 502, 504),
     tag: 'Runs',

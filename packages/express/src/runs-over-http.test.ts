@@ -8,10 +8,9 @@ import {
   startFakeOpenAIServer,
 } from '@agenthost/core/test';
 import { MemoryStore } from '@agenthost/storage';
-import { tool } from 'ai';
 import express from 'express';
 import { afterEach, beforeEach, describe, expect, test } from 'vitest';
-import { z } from 'zod';
+import { addTool } from './add-tool-fixture.js';
 import { staticKeys } from './auth.js';
 import { createAgentRouter } from './router.js';
 
@@ -70,11 +69,7 @@ async function serve(api: 'chat' | 'responses') {
   logged = [];
   const tools = staticTools({
     calculator: {
-      add: tool({
-        description: 'Adds',
-        inputSchema: z.object({ a: z.number(), b: z.number() }),
-        execute: async ({ a, b }) => a + b,
-      }),
+      add: addTool(),
     },
   });
   const service = new AgentService({
