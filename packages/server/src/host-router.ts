@@ -17,7 +17,7 @@ import type { InFlight } from './in-flight.js';
 
 /** The headers a browser may send and read when CORS lets its origin in. */
 const CORS_HEADERS = {
-  allowedHeaders: ['content-type', 'x-api-key', 'idempotency-key', 'x-request-id'],
+  allowedHeaders: ['content-type', 'x-api-key', 'idempotency-key', 'x-request-id', 'x-session-id'],
   exposedHeaders: [
     'x-request-id',
     'x-next-cursor',
