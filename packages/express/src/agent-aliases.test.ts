@@ -59,42 +59,21 @@ describe('selectedModel and selectedTool', () => {
     expect((await store.getAgent('acme', 'agent_1'))?.config).toStrictEqual(config);
   });
 
-  test('given with model or tool, they must agree', async () => {
-    const same = await api().post('/agents', {
-      ...base,
-      model: 'echo',
-      selectedModel: 'echo',
-      tool: null,
-      selectedTool: null,
-    });
-    expect(same.status).toBe(200);
-    const differ = await api().post('/agents', { ...base, model: 'echo', selectedModel: 'gpt-4o' });
-    expect([differ.status, differ.body]).toStrictEqual([
-      400,
-      {
-        success: false,
-        error: 'Invalid request format',
-        code: 'invalid_input',
-        details: {
-          selectedModel: {
-            message: 'selectedModel and model differ; send one of them, or both with the same value',
-            path: ['selectedModel'],
-          },
-        },
-        status: 400,
-      },
+  test("given with model or tool, agenthost's field wins: a record read, changed and sent back whole is taken", async () => {
+    const created = await api().post('/agents', { ...base, model: 'echo', selectedModel: 'gpt-4o' });
+    expect(created.status).toBe(200);
+    const id = created.body.data.agent_id;
+    expect((await store.getAgent('acme', id))?.config.model).toBe('echo');
+    const { config } = (await api().get(`/agents/${id}`)).body.data;
+    const put = await api().put(`/agents/${id}`, { config: { ...config, tool: 'calculator' } });
+    expect([put.status, put.body.data.config.tool, put.body.data.config.selectedTool]).toStrictEqual([
+      200,
+      'calculator',
+      'calculator',
     ]);
-    const tool = await api().patch('/agents/agent_1', { tool: 'calculator', selectedTool: 'web_search' });
-    expect([tool.status, tool.body.details]).toStrictEqual([
-      400,
-      {
-        selectedTool: {
-          message: 'selectedTool and tool differ; send one of them, or both with the same value',
-          path: ['selectedTool'],
-        },
-      },
-    ]);
-    expect(await store.listAgents('acme')).toHaveLength(1);
+    const patched = await api().patch(`/agents/${id}`, { tool: null, selectedTool: 'web_search' });
+    expect([patched.status, patched.body.data.config.tool]).toStrictEqual([200, null]);
+    expect((await store.getAgent('acme', id))?.config.tool).toBeNull();
   });
 
   test('PATCH and PUT (also nested under config) take them', async () => {
@@ -124,6 +103,29 @@ describe("Truffle's tool names", () => {
       expect(changed.body.data.config.tool).toBe('web_search');
     },
   );
+
+  test('a tool the host offers under one of those names is kept, and without web_search nothing is renamed', async () => {
+    const own: ToolProvider = {
+      listTools: () => ['search', 'calculator'],
+      tools: (name) => (['search', 'calculator'].includes(name) ? {} : undefined),
+    };
+    const service = new AgentService({
+      store,
+      models: echoModels(),
+      tools: own,
+      now: testClock(NOW),
+      generateId: sequentialIds(),
+    });
+    app = express();
+    app.use('/api/v1', createAgentRouter(service, { resolveKey: staticKeys([{ account: 'acme', key: KEY }]) }));
+    const kept = await api().post('/agents', { ...base, model: 'echo', tool: 'search' });
+    expect((await store.getAgent('acme', kept.body.data.agent_id))?.config.tool).toBe('search');
+    const named = await api().post('/agents', { ...base, model: 'echo', tool: 'Tavily Research' });
+    expect([named.status, named.body.details.tool.message]).toStrictEqual([
+      400,
+      'Unknown tool "Tavily Research". Supported tools: search, calculator',
+    ]);
+  });
 
   test('another unknown tool is still refused', async () => {
     const created = await api().post('/agents', { ...base, model: 'echo', tool: 'Tavily' });

@@ -1,4 +1,4 @@
-import { type AgentRecord, InvalidInputError } from '@agenthost/core';
+import type { AgentRecord } from '@agenthost/core';
 
 /**
  * The names the `truffle-ai` SDK and the hosted service use for an agent's fields: `selectedModel`
@@ -23,30 +23,32 @@ export function wireAgent(agent: AgentRecord): WireAgentRecord {
 const isObject = (value: unknown): value is Record<string, unknown> =>
   value !== null && typeof value === 'object' && !Array.isArray(value);
 
-function conflict(alias: string, field: string): InvalidInputError {
-  const message = `${alias} and ${field} differ; send one of them, or both with the same value`;
-  return new InvalidInputError({ details: { [alias]: { message, path: [alias] } } });
+/** `field`'s value, or its alias's when only that is given: a record read, changed and sent back whole keeps a stale alias. */
+function merged(body: Record<string, unknown>, field: string, alias: string): unknown {
+  return body[field] !== undefined ? body[field] : body[alias];
 }
 
-/** `field`'s value, or its alias's when only that is given. */
-function merged(body: Record<string, unknown>, field: string, alias: string): unknown {
-  const [value, aliased] = [body[field], body[alias]];
-  if (aliased === undefined) return value;
-  if (value !== undefined && value !== aliased) throw conflict(alias, field);
-  return aliased;
+/** A tool name as stored: Truffle's name for web search becomes `web_search`, unless the host offers a tool of that very name. */
+function toolName(tool: unknown, offered: readonly string[]): unknown {
+  if (typeof tool !== 'string' || offered.includes(tool)) return tool;
+  const aliased = TOOL_ALIASES[tool.trim().toLowerCase()];
+  return aliased && offered.includes(aliased) ? aliased : tool;
 }
 
 /**
  * A create or change body with the aliases resolved: `selectedModel` and `selectedTool` read as
- * `model` and `tool` (an input error when both are given and differ), and a tool alias as the tool
- * it names. A body that is not an object is returned as it came, for the service to report.
- * @throws InvalidInputError naming the alias that differs from its field.
+ * `model` and `tool` when those are not given (when both are, agenthost's field wins), and a tool
+ * alias as the tool it names among those `offered`. A body that is not an object is returned as it
+ * came, for the service to report.
  */
-export function resolveAliases(body: unknown): unknown {
+export function resolveAliases(body: unknown, offered: readonly string[]): unknown {
   if (!isObject(body)) return body;
   const { selectedModel: _model, selectedTool: _tool, ...rest } = body;
   const model = merged(body, 'model', 'selectedModel');
   const tool = merged(body, 'tool', 'selectedTool');
-  const named = typeof tool === 'string' ? (TOOL_ALIASES[tool.trim().toLowerCase()] ?? tool) : tool;
-  return { ...rest, ...(model !== undefined && { model }), ...(tool !== undefined && { tool: named }) };
+  return {
+    ...rest,
+    ...(model !== undefined && { model }),
+    ...(tool !== undefined && { tool: toolName(tool, offered) }),
+  };
 }

@@ -29,7 +29,13 @@ async function sendUiStream(service: AgentService, req: Request, res: Response, 
     },
   });
   // A comment line now and then keeps proxies from closing a quiet stream, as for a streamed run.
-  await pipeUIMessageStreamToResponse({ response: res, stream, keepAliveMs: 15_000 });
+  // As the run's events: no cache and no proxy may keep or transform them.
+  await pipeUIMessageStreamToResponse({
+    response: res,
+    stream,
+    keepAliveMs: 15_000,
+    headers: { 'Cache-Control': 'no-cache, no-transform' },
+  });
 }
 
 /**

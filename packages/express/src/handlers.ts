@@ -70,7 +70,7 @@ const page = (query: Record<string, unknown>) => {
 export function createHandlers(service: AgentService) {
   return {
     createAgent: async ({ accountId, body }) => {
-      const agent = await service.createAgent(accountId, resolveAliases(body) as never);
+      const agent = await service.createAgent(accountId, resolveAliases(body, service.listTools()) as never);
       return {
         ...success({ agent_id: agent.agent_id, created_at: agent.created_at }),
         log: { agent_id: agent.agent_id },
@@ -100,7 +100,7 @@ export function createHandlers(service: AgentService) {
       return response;
     },
     updateAgent: async ({ accountId, params, body }) => {
-      const changes = resolveAliases(updateInput(body)) as UpdateAgentInput;
+      const changes = resolveAliases(updateInput(body), service.listTools()) as UpdateAgentInput;
       return success(wireAgent(await service.updateAgent(accountId, params.agentId ?? '', changes)));
     },
     deleteAgent: async ({ accountId, params }) => {

@@ -59,7 +59,11 @@ test('CORS is off by default, and on for the configured origins only', async () 
     allowed.status,
     allowed.headers.get('access-control-allow-origin'),
     allowed.headers.get('access-control-allow-headers'),
-  ]).toStrictEqual([204, 'https://app.example.com', 'content-type,x-api-key,idempotency-key,x-request-id']);
+  ]).toStrictEqual([
+    204,
+    'https://app.example.com',
+    'content-type,x-api-key,idempotency-key,x-request-id,x-session-id',
+  ]);
   expect((await preflight(open.url, 'https://evil.example.com')).headers.get('access-control-allow-origin')).toBeNull();
   const get = await fetch(`${open.url}/agents`, { headers: { 'x-api-key': KEY, origin: 'https://app.example.com' } });
   expect([get.status, get.headers.get('access-control-allow-origin'), get.headers.get('cache-control')]).toStrictEqual([
