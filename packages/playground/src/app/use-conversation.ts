@@ -30,8 +30,16 @@ export function useConversation(apiKey: string) {
   async function open(agentId: string, sessionId: string) {
     try {
       const path = `${agentPath(agentId)}/sessions/${encodeURIComponent(sessionId)}`;
-      const stored = await api<{ messages: StoredMessage[] }>(apiKey, path);
-      start(sessionId, historyMessages(sessionId, stored.messages));
+      // Every page, oldest first, so the newest turns are shown before the conversation goes on.
+      const messages: StoredMessage[] = [];
+      let cursor: string | null = null;
+      do {
+        const query: string = cursor ? `?limit=100&cursor=${encodeURIComponent(cursor)}` : '?limit=100';
+        const page = await api<{ messages: StoredMessage[]; next_cursor: string | null }>(apiKey, path + query);
+        messages.push(...page.messages);
+        cursor = page.next_cursor;
+      } while (cursor);
+      start(sessionId, historyMessages(sessionId, messages));
     } catch (failure) {
       setError((failure as Error).message);
     }
