@@ -1,4 +1,5 @@
 import type { AgentRecord } from '@agenthost/core';
+import { isObject } from './is-object.js';
 
 /**
  * The names the `truffle-ai` SDK and the hosted service use for an agent's fields: `selectedModel`
@@ -19,9 +20,6 @@ export type WireAgentRecord = Omit<AgentRecord, 'config'> & { config: WireAgentC
 export function wireAgent(agent: AgentRecord): WireAgentRecord {
   return { ...agent, config: { ...agent.config, selectedModel: agent.config.model, selectedTool: agent.config.tool } };
 }
-
-const isObject = (value: unknown): value is Record<string, unknown> =>
-  value !== null && typeof value === 'object' && !Array.isArray(value);
 
 /** `field`'s value, or its alias's when only that is given: a record read, changed and sent back whole keeps a stale alias. */
 function merged(body: Record<string, unknown>, field: string, alias: string): unknown {

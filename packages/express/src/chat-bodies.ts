@@ -8,6 +8,7 @@ import {
 } from '@agenthost/core';
 import { z } from 'zod';
 import { requestComponents } from './http-bodies.js';
+import { isObject } from './is-object.js';
 
 /**
  * `POST /agents/{agentId}/chat` bodies. Two shapes, told apart by their messages: the AI SDK's
@@ -71,9 +72,6 @@ export interface ChatRequest {
   input: RunAgentInput;
   history?: HistoryMessage[];
 }
-
-const isObject = (value: unknown): value is Record<string, unknown> =>
-  value !== null && typeof value === 'object' && !Array.isArray(value);
 
 /** Whether a chat body is the AI SDK's: one of its messages has `parts`. */
 export function isUiChat(body: unknown): boolean {

@@ -7,6 +7,7 @@ import {
   withRunRules,
 } from '@agenthost/core';
 import { z } from 'zod';
+import { isObject } from './is-object.js';
 
 /**
  * Request bodies as HTTP clients send them: core's input schemas and the fields only the transport
@@ -44,9 +45,6 @@ export const runAgentBodySchema = withRunRules(
 requestComponents.add(createAgentBodySchema, { id: 'CreateAgentInput' });
 requestComponents.add(updateAgentBodySchema, { id: 'UpdateAgentInput' });
 requestComponents.add(runAgentBodySchema, { id: 'RunAgentInput' });
-
-const isObject = (value: unknown): value is Record<string, unknown> =>
-  value !== null && typeof value === 'object' && !Array.isArray(value);
 
 /**
  * A PATCH or PUT body as the service takes it: the fields of a `config` object, then the top-level

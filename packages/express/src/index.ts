@@ -27,3 +27,4 @@ export {
   requestDetails,
 } from './router.js';
 export { ROUTES, type RouteDefinition, type RouteHandlerName, type RouteMethod } from './routes.js';
+export type { ChatMessageMetadata, ChatUIMessage } from './ui-message-stream.js';

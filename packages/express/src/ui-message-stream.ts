@@ -51,9 +51,13 @@ async function writeEvents(writer: Writer, events: AsyncIterable<RunEvent>, onDo
       writer.write({ type: 'tool-output-available', toolCallId: event.tool_call_id, output: event.output });
     else if (event.type === 'tool-error')
       writer.write({ type: 'tool-output-error', toolCallId: event.tool_call_id, errorText: event.error });
-    else {
+    else if (event.type === 'done') {
       onDone(event.result);
       writer.write({ type: 'finish', finishReason: 'stop', messageMetadata: finishMetadata(event.result) });
+    } else {
+      // A kind of event this writer does not know is a compile error here, not a stream ended early.
+      const unknown: never = event;
+      throw new Error(`unknown run event ${JSON.stringify(unknown)}`);
     }
   }
 }

@@ -74,6 +74,20 @@ describe.skipIf(!script)('the standalone app serves the playground', () => {
     ]);
   });
 
+  test('nothing outside the playground folder is served: encoded dots, dotfiles and folders are 404s', async () => {
+    for (const path of [
+      '/playground/%2e%2e/package.json',
+      '/playground/%2e%2e%2fpackage.json',
+      '/playground/..%2f..%2fpackage.json',
+      '/playground/%2e%2e/%2e%2e/%2e%2e/package.json',
+      '/playground/.vite/manifest.json',
+      '/playground/assets/',
+    ]) {
+      const answer = await request(host.app).get(path);
+      expect([path, answer.status, answer.body.code]).toStrictEqual([path, 404, 'not_found']);
+    }
+  });
+
   test('host.playground mounts in another app; AGENTHOST_PLAYGROUND=false leaves it out and / links to /docs only', async () => {
     expect(host.playground).toBeDefined();
     const off = await createAgentHost({ store: 'memory', playground: false }, { requestLog: false });
