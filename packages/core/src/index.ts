@@ -32,7 +32,14 @@ export {
   type ProviderSettings,
 } from './models/providers.js';
 export { combineModels, echoModels, staticModels } from './models/static-models.js';
-export type { AgentPage, AgentStore, MessageWindow, SessionPage, SessionRef } from './ports/agent-store.js';
+export type {
+  AgentPage,
+  AgentStore,
+  MessageWindow,
+  SessionPage,
+  SessionRef,
+  VersionPage,
+} from './ports/agent-store.js';
 export type { ApiKeyStore } from './ports/api-key-store.js';
 export type { HostSecretStore } from './ports/host-secret-store.js';
 export type { IdempotencyRecord, IdempotencyStore } from './ports/idempotency-store.js';
@@ -43,6 +50,13 @@ export type {
   AgentConfig,
   AgentList,
   AgentRecord,
+  AgentVersion,
+  AgentVersionList,
+  FilePart,
+  ImagePart,
+  MessagePart,
+  PendingApproval,
+  PendingTurn,
   RunEvent,
   RunEvents,
   RunMetadata,
@@ -51,12 +65,33 @@ export type {
   SessionList,
   SessionMessage,
   SessionWithMessages,
+  TextPart,
   TokenUsage,
+  ToolApprovalRequestPart,
+  ToolApprovalResponsePart,
+  ToolCallPart,
+  ToolResultPart,
 } from './records.js';
 export { MAX_REDACT_LENGTH, REDACTED, type RedactOptions, redactSecrets, TRUNCATED } from './redact-secrets.js';
 export {
+  type ApprovalResponseInput,
+  approvalResponseSchema,
   type CreateAgentInput,
   createAgentInputSchema,
+  FILE_MEDIA_TYPES,
+  IMAGE_MEDIA_TYPES,
+  type InputPart,
+  inputPartSchema,
+  inputPartsSchema,
+  MAX_FALLBACK_MODELS,
+  MAX_INPUT_FILE_BYTES,
+  MAX_INPUT_FILES_BYTES,
+  MAX_INPUT_PARTS,
+  MAX_METADATA_KEY_LENGTH,
+  MAX_METADATA_PAIRS,
+  MAX_METADATA_VALUE_LENGTH,
+  MAX_TOOLS,
+  METADATA_KEY_PATTERN,
   type HistoryMessage,
   MAX_INPUT_LENGTH,
   MAX_INSTRUCTION_LENGTH,

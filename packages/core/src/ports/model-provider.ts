@@ -17,6 +17,11 @@ export interface ModelInfo {
   context_window?: number;
   /** Its list price in US dollars per million tokens, when known. */
   price?: { input_per_mtok: number; output_per_mtok: number };
+  /**
+   * What the model accepts in a run's input: `text`, and `image` and `file` when it reads them.
+   * Absent means text only.
+   */
+  input?: readonly ('text' | 'image' | 'file')[];
 }
 
 /**
