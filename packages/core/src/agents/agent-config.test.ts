@@ -279,3 +279,29 @@ describe('the agent list filters on metadata', () => {
     expect([error.code, Object.keys(error.details ?? {})]).toStrictEqual(['invalid_input', ['metadata']]);
   });
 });
+
+describe('update: tool and tools sent back together', () => {
+  test.each([
+    // A record read and sent back whole with only `tool` changed: `tool` is the change.
+    [{ tool: 'calculator', tools: ['search'] }, ['calculator']],
+    [{ tool: null, tools: ['search'] }, []],
+    // ... with only `tools` changed: `tools` is the change.
+    [{ tool: 'search', tools: ['calculator', 'search'] }, ['calculator', 'search']],
+    [{ tool: 'search', tools: [] }, []],
+    // Agreeing.
+    [{ tool: 'calculator', tools: ['calculator'] }, ['calculator']],
+  ])('%j => tools %j', async (given, tools) => {
+    const service = makeService();
+    await service.createAgent(ACME, { ...base, tools: ['search'] });
+    const updated = await service.updateAgent(ACME, 'agent_1', given);
+    expect([updated.config.tools, updated.config.tool]).toStrictEqual([tools, tools[0] ?? null]);
+  });
+
+  test('both changed and disagreeing is a 400 naming tool, and nothing changes', async () => {
+    const service = makeService();
+    const created = await service.createAgent(ACME, { ...base, tools: ['search'] });
+    const error = await rejection(service.updateAgent(ACME, 'agent_1', { tool: 'calculator', tools: ['clash'] }));
+    expect([error.code, Object.keys(error.details ?? {})]).toStrictEqual(['invalid_input', ['tool']]);
+    expect(await service.getAgent(ACME, 'agent_1')).toStrictEqual(created);
+  });
+});

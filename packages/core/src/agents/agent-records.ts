@@ -117,24 +117,40 @@ export function newAgentRecord(agentId: string, config: AgentSettings, now: Date
 }
 
 /**
- * The fields an update input changes (`tools` standing for `tool` too).
- * @throws InvalidInputError for a mistyped field, `tool` and `tools` that disagree, or an input that changes none.
+ * The fields an update input changes (`tool` and `tools` as given: {@link changedConfig} joins them).
+ * @throws InvalidInputError for a mistyped field, or an input that changes none.
  */
 export function agentChanges(input: UpdateAgentInput): Partial<AgentSettings> {
-  const { tool, tools, ...rest } = parseInput(updateAgentInputSchema, input);
   const changes: Partial<AgentSettings> = Object.fromEntries(
-    Object.entries(rest).filter(([, v]) => v !== undefined),
+    Object.entries(parseInput(updateAgentInputSchema, input)).filter(([, v]) => v !== undefined),
   ) as Partial<AgentSettings>;
-  const list = toolList(tool, tools);
-  if (list !== undefined) changes.tools = list;
   if (Object.keys(changes).length === 0)
     throw invalidField('request', 'Give at least one of name, instruction, model, tool, component');
   return changes;
 }
 
-/** `current` with `changes` made (a `null` clears a setting); `tool` follows `tools`. */
+/**
+ * The tools an update asks for, or `undefined` when it names neither `tool` nor `tools`. When both
+ * are given and disagree, the one that differs from the current configuration is the change (a
+ * record read, changed in one of the two, and sent back whole).
+ * @throws InvalidInputError naming `tool` when both disagree and both differ from the current ones.
+ */
+function updatedTools(current: AgentConfig, tool: string | null | undefined, tools: string[] | undefined) {
+  if (tool !== undefined && tools !== undefined && tool !== (tools[0] ?? null)) {
+    if (isDeepStrictEqual(tools, current.tools)) return toolList(tool, undefined);
+    if (tool === current.tool) return tools;
+  }
+  return toolList(tool, tools);
+}
+
+/**
+ * `current` with `changes` made (a `null` clears a setting); `tool` follows `tools`.
+ * @throws InvalidInputError naming `tool` when `tool` and `tools` disagree (see `updatedTools`).
+ */
 export function changedConfig(current: AgentConfig, changes: Partial<AgentSettings>): AgentConfig {
-  const merged = { ...current, ...changes };
+  const { tool, tools, ...rest } = changes;
+  const list = updatedTools(current, tool, tools);
+  const merged = { ...current, ...rest, ...(list && { tools: list }) };
   return configShape({ ...merged, tool: merged.tools[0] ?? null }, current.agent_id);
 }
 
