@@ -108,7 +108,12 @@ describe('configuration fields', () => {
       fallback_models: ['gpt-4o'],
       metadata: { team: 'support', 'region.eu': 'yes' },
     };
-    const created = await call('POST', '/agents', { name: 'Support', instruction: 'v1', model: 'gpt-4o-mini', ...fields });
+    const created = await call('POST', '/agents', {
+      name: 'Support',
+      instruction: 'v1',
+      model: 'gpt-4o-mini',
+      ...fields,
+    });
     expect(shape(created)).toStrictEqual(ok({ agent_id: 'agent_1', created_at: at(1) }));
     const record = {
       agent_id: 'agent_1',
@@ -134,13 +139,21 @@ describe('configuration fields', () => {
       [{ max_output_tokens: 2001 }, 'max_output_tokens', ['max_output_tokens']],
       [{ top_p: 1.5 }, 'top_p', ['top_p']],
       [{ metadata: { ok: 'x'.repeat(513) } }, 'metadata', ['metadata', 'ok']],
-      [{ metadata: Object.fromEntries(Array.from({ length: 17 }, (_, i) => [`k${i}`, 'v'])) }, 'metadata', ['metadata']],
+      [
+        { metadata: Object.fromEntries(Array.from({ length: 17 }, (_, i) => [`k${i}`, 'v'])) },
+        'metadata',
+        ['metadata'],
+      ],
     ];
     for (const [given, field, path] of cases) {
       const res = await call('POST', '/agents', { ...agent, ...given });
-      expect([given, res.status, res.body.code, Object.keys(res.body.details), res.body.details[field].path]).toStrictEqual(
-        [given, 400, 'invalid_input', [field], path],
-      );
+      expect([
+        given,
+        res.status,
+        res.body.code,
+        Object.keys(res.body.details),
+        res.body.details[field].path,
+      ]).toStrictEqual([given, 400, 'invalid_input', [field], path]);
     }
     expect(shape(await call('GET', '/agents'))).toStrictEqual(ok([]));
   });
@@ -172,7 +185,13 @@ describe('versions', () => {
       config(),
       config({ instruction: 'v2', tools: ['calculator'], tool: 'calculator' }),
       config({ instruction: 'v3', tools: ['calculator'], tool: 'calculator', temperature: 0.7 }),
-      config({ instruction: 'v4', tools: ['calculator'], tool: 'calculator', temperature: 0.7, metadata: { team: 'x' } }),
+      config({
+        instruction: 'v4',
+        tools: ['calculator'],
+        tool: 'calculator',
+        temperature: 0.7,
+        metadata: { team: 'x' },
+      }),
     ];
     const versions = configs.map((c, i) => ({ agent_id: 'agent_1', version: i + 1, config: c, created_at: at(i + 1) }));
     expect(shape(await call('GET', '/agents/agent_1/versions'))).toStrictEqual(
@@ -180,9 +199,9 @@ describe('versions', () => {
     );
     const first = await call('GET', '/agents/agent_1/versions?limit=3');
     expect(first.body.data.versions).toStrictEqual(versions.slice(1).reverse());
-    expect(shape(await call('GET', `/agents/agent_1/versions?limit=3&cursor=${first.body.data.next_cursor}`))).toStrictEqual(
-      ok({ versions: versions.slice(0, 1), next_cursor: null }),
-    );
+    expect(
+      shape(await call('GET', `/agents/agent_1/versions?limit=3&cursor=${first.body.data.next_cursor}`)),
+    ).toStrictEqual(ok({ versions: versions.slice(0, 1), next_cursor: null }));
     expect(shape(await call('GET', '/agents/agent_1/versions/2'))).toStrictEqual(ok(versions[1]));
 
     const restored = await call('POST', '/agents/agent_1/versions/1/restore');
@@ -217,14 +236,27 @@ describe('versions', () => {
 
   test('unknown versions are 404 "Version not found"; a bad version in a run body is 400', async () => {
     await call('POST', '/agents', { name: 'Support', instruction: 'v1', model: 'gpt-4o-mini' });
-    const notFound = { status: 404, body: { success: false, error: 'Version not found', code: 'not_found', status: 404 } };
-    for (const path of ['/versions/2', '/versions/0', '/versions/abc', '/versions/1.5', '/versions/99999999999999999999'])
+    const notFound = {
+      status: 404,
+      body: { success: false, error: 'Version not found', code: 'not_found', status: 404 },
+    };
+    for (const path of [
+      '/versions/2',
+      '/versions/0',
+      '/versions/abc',
+      '/versions/1.5',
+      '/versions/99999999999999999999',
+    ])
       expect(shape(await call('GET', `/agents/agent_1${path}`))).toStrictEqual(notFound);
     expect(shape(await call('POST', '/agents/agent_1/versions/2/restore'))).toStrictEqual(notFound);
     expect(shape(await call('POST', '/agents/agent_1/run', { input: 'hi', version: 2 }))).toStrictEqual(notFound);
     for (const version of [0, 1.5, '1', -1]) {
       const res = await call('POST', '/agents/agent_1/run', { input: 'hi', version });
-      expect([res.status, res.body.code, Object.keys(res.body.details)]).toStrictEqual([400, 'invalid_input', ['version']]);
+      expect([res.status, res.body.code, Object.keys(res.body.details)]).toStrictEqual([
+        400,
+        'invalid_input',
+        ['version'],
+      ]);
     }
     const cursor = await call('GET', '/agents/agent_1/versions?cursor=forged');
     expect([cursor.status, Object.keys(cursor.body.details)]).toStrictEqual([400, ['cursor']]);
@@ -234,7 +266,10 @@ describe('versions', () => {
   test("another account's agent has no versions to see or restore; a read-only key cannot restore", async () => {
     await call('POST', '/agents', { name: 'Support', instruction: 'v1', model: 'gpt-4o-mini' });
     await call('PATCH', '/agents/agent_1', { instruction: 'v2' });
-    const notFound = { status: 404, body: { success: false, error: 'Agent not found', code: 'not_found', status: 404 } };
+    const notFound = {
+      status: 404,
+      body: { success: false, error: 'Agent not found', code: 'not_found', status: 404 },
+    };
     for (const [method, path] of [
       ['GET', '/agents/agent_1/versions'],
       ['GET', '/agents/agent_1/versions/1'],
@@ -260,7 +295,12 @@ describe('the metadata filter of GET /agents', () => {
     ] as const;
     for (const [name, metadata] of agents)
       await call('POST', '/agents', { name, instruction: 'i', model: 'gpt-4o-mini', metadata });
-    await call('POST', '/agents', { name: 'x', instruction: 'i', model: 'gpt-4o-mini', metadata: { team: 'support' } }, OTHER);
+    await call(
+      'POST',
+      '/agents',
+      { name: 'x', instruction: 'i', model: 'gpt-4o-mini', metadata: { team: 'support' } },
+      OTHER,
+    );
     const names = async (query: string, key = KEY) => {
       const res = await call('GET', `/agents?${query}`, undefined, key);
       return [res.status, res.body.data.map((a: { name: string }) => a.name)];
@@ -275,7 +315,10 @@ describe('the metadata filter of GET /agents', () => {
     const next = /^<\/api\/v1(\/agents\?[^>]+)>; rel="next"$/.exec(page.headers.get('link') ?? '')![1]!;
     expect(next).toContain('metadata%5Bteam%5D=support');
     const rest = await call('GET', next);
-    expect([rest.body.data.map((a: { name: string }) => a.name), rest.headers.get('link')]).toStrictEqual([['d'], null]);
+    expect([rest.body.data.map((a: { name: string }) => a.name), rest.headers.get('link')]).toStrictEqual([
+      ['d'],
+      null,
+    ]);
   });
 
   test.each([
