@@ -38,6 +38,7 @@ export {
   type FakeToolCall,
 } from './testing/fake-provider-server.js';
 export {
+  type MockModelOptions,
   type MockModelProvider,
   type MockPrompt,
   type MockReply,
