@@ -30,6 +30,7 @@ export {
   defaultFakeReply,
   type FakeAnswer,
   type FakeAnswerOptions,
+  type FakeMedia,
   type FakeMessage,
   type FakeProviderHandler,
   type FakeProviderRequest,

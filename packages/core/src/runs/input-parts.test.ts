@@ -2,7 +2,8 @@ import fc from 'fast-check';
 import { describe, expect, test } from 'vitest';
 import { InvalidInputError } from '../errors/invalid-input-error.js';
 import type { ModelInfo } from '../ports/model-provider.js';
-import { MAX_INPUT_FILE_BYTES, MAX_INPUT_FILES_BYTES } from '../schemas.js';
+import { MAX_INPUT_FILE_BYTES, MAX_INPUT_FILES_BYTES, runAgentInputSchema } from '../schemas.js';
+import { parseInput } from '../validation.js';
 import { bytesMatch, decodeBase64 } from './input-bytes.js';
 import { userModelContent, userTurn } from './input-parts.js';
 
@@ -175,13 +176,46 @@ describe('userTurn', () => {
   });
 });
 
+describe('the run input schema', () => {
+  const issues = (input: unknown) => {
+    try {
+      parseInput(runAgentInputSchema, { input });
+    } catch (error) {
+      return (error as InvalidInputError).details;
+    }
+    return undefined;
+  };
+
+  test('a list of parts reports what is wrong with a part, not that it is not a string either', () => {
+    expect(issues([{ type: 'image', media_type: 'image/tiff', data: 'AAAA' }])).toStrictEqual({
+      input: {
+        message: 'media_type must be one of image/png, image/jpeg, image/gif, image/webp',
+        path: ['input', 0, 'media_type'],
+      },
+    });
+    expect(issues([{ type: 'text', text: 'a' }, { type: 'video' }])).toStrictEqual({
+      input: { message: 'each part must have type "text", "image" or "file"', path: ['input', 1, 'type'] },
+    });
+    expect(issues([{ type: 'image', media_type: 'image/png', url: 'http://x.example/a.png' }])).toStrictEqual({
+      input: { message: 'url must be an https URL', path: ['input', 0, 'url'] },
+    });
+  });
+
+  test('neither a string nor a list: the union’s own message', () => {
+    expect(issues(5)).toStrictEqual({
+      input: { message: 'input must be a string or a list of parts (text, image, file)', path: ['input'] },
+    });
+    expect(issues([])).toStrictEqual({ input: { message: 'input must have at least one part', path: ['input'] } });
+  });
+});
+
 describe('userModelContent', () => {
   test('a text-only message is its text', () => {
     expect(userModelContent({ content: 'hi' })).toBe('hi');
     expect(userModelContent({ content: 'hi', parts: [{ type: 'text', text: 'hi' }] })).toBe('hi');
   });
 
-  test('images and files become the AI SDK parts: bytes for data, URLs as URLs', () => {
+  test('images and files become the AI SDK file parts: bytes for data, URLs as URLs', () => {
     const content = userModelContent({
       content: 'look',
       parts: [
@@ -194,8 +228,12 @@ describe('userModelContent', () => {
     });
     expect(content).toStrictEqual([
       { type: 'text', text: 'look' },
-      { type: 'image', image: new Uint8Array(Buffer.from(PNG, 'base64')), mediaType: 'image/png' },
-      { type: 'image', image: new URL('https://x.example/a.jpg'), mediaType: 'image/jpeg' },
+      {
+        type: 'file',
+        data: { type: 'data', data: new Uint8Array(Buffer.from(PNG, 'base64')) },
+        mediaType: 'image/png',
+      },
+      { type: 'file', data: { type: 'url', url: new URL('https://x.example/a.jpg') }, mediaType: 'image/jpeg' },
       {
         type: 'file',
         data: { type: 'data', data: new Uint8Array(Buffer.from('note')) },

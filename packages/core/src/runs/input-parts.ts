@@ -1,4 +1,4 @@
-import type { FilePart as SdkFilePart, ImagePart as SdkImagePart, TextPart as SdkTextPart, UserContent } from 'ai';
+import type { FilePart as SdkFilePart, TextPart as SdkTextPart, UserContent } from 'ai';
 import { InvalidInputError } from '../errors/invalid-input-error.js';
 import type { ModelInfo } from '../ports/model-provider.js';
 import type { FilePart, ImagePart, MessagePart, SessionMessage } from '../records.js';
@@ -110,17 +110,13 @@ export function userTurn(input: string | readonly InputPart[], info: ModelInfo):
 }
 
 /** One stored part as the AI SDK's user content, or nothing for a part a user message does not have. */
-function sdkPart(part: MessagePart): SdkTextPart | SdkImagePart | SdkFilePart | undefined {
+function sdkPart(part: MessagePart): SdkTextPart | SdkFilePart | undefined {
   const bytes = (data: string) => new Uint8Array(Buffer.from(data, 'base64'));
   switch (part.type) {
     case 'text':
       return { type: 'text', text: part.text };
+    // Images too: the AI SDK's own image part is deprecated for a file part of an image type.
     case 'image':
-      return {
-        type: 'image',
-        image: part.data !== undefined ? bytes(part.data) : new URL(part.url ?? ''),
-        mediaType: part.media_type,
-      };
     case 'file':
       return {
         type: 'file',
@@ -129,7 +125,7 @@ function sdkPart(part: MessagePart): SdkTextPart | SdkImagePart | SdkFilePart | 
             ? { type: 'data', data: bytes(part.data) }
             : { type: 'url', url: new URL(part.url ?? '') },
         mediaType: part.media_type,
-        ...(part.filename !== undefined && { filename: part.filename }),
+        ...(part.type === 'file' && part.filename !== undefined && { filename: part.filename }),
       };
     default:
       return undefined;

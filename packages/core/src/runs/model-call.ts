@@ -4,7 +4,7 @@ import { StorageUnavailableError } from '../errors/storage-unavailable-error.js'
 import type { Lease } from '../ports/lock-provider.js';
 import { providerFailure } from '../provider-failures.js';
 import type { ServiceSettings } from '../service-options.js';
-import { refuseDownloads } from './input-urls.js';
+import { refuseDownloads, unsupportedInput } from './input-refusals.js';
 import type { PreparedRun } from './prepare.js';
 import { withRunContext } from './run-context.js';
 
@@ -94,7 +94,9 @@ export function callFailure(
       message: 'Lost the session lock during the run; nothing was stored',
       cause: error,
     });
-  return providerFailure(error, { timedOut: timeout.aborted, provider: run.model.provider });
+  return (
+    unsupportedInput(error, run) ?? providerFailure(error, { timedOut: timeout.aborted, provider: run.model.provider })
+  );
 }
 
 /** The first agenthost error in an error's chain of causes, if any. */
