@@ -6,6 +6,7 @@ import { MemoryStore } from '@agenthost/storage';
 import express from 'express';
 import { afterEach, describe, expect, test } from 'vitest';
 import { staticKeys } from './auth.js';
+import { openApiDocument } from './openapi.js';
 import { createAgentRouter } from './router.js';
 
 // The real @ai-sdk/openai provider behind the HTTP API, against the loopback fake OpenAI server:
@@ -29,6 +30,7 @@ function behaviour(request: FakeOpenAIRequest) {
 }
 
 async function serve(api: 'chat' | 'responses') {
+  await stop();
   fake = await startFakeOpenAIServer({ reply: behaviour });
   store = new MemoryStore();
   const models = combineModels(
@@ -46,11 +48,14 @@ async function serve(api: 'chat' | 'responses') {
   base = `http://127.0.0.1:${(server.address() as AddressInfo).port}/api/v1`;
 }
 
-afterEach(async () => {
+async function stop() {
+  if (!server?.listening) return;
   server.closeAllConnections();
   await new Promise((resolve) => server.close(resolve));
   await fake.close();
-});
+}
+
+afterEach(stop);
 
 async function call(method: string, path: string, body?: unknown) {
   const res = await fetch(base + path, {
@@ -236,5 +241,21 @@ describe('model settings and fallback models', () => {
     expect(fake.requests.map((r) => r.model)).toStrictEqual(['gpt-4o-mini', 'gpt-4o']);
     const messages = (await call('GET', `/agents/${id}/sessions/s`)).body.data.messages;
     expect(messages.map((m: { content: string }) => m.content)).toStrictEqual(['fail', 'Reply to: fail']);
+  });
+});
+
+describe('the OpenAPI document', () => {
+  test('shows a run input as a string or a list of text, image and file parts', () => {
+    const document = openApiDocument() as { components: { schemas: Record<string, any> } };
+    const input = document.components.schemas.RunAgentInput.properties.input;
+    expect(input.anyOf.map((s: { type: string }) => s.type)).toStrictEqual(['string', 'array']);
+    const parts = input.anyOf[1].items.oneOf;
+    expect(parts.map((p: any) => [p.properties.type.const, p.required])).toStrictEqual([
+      ['text', ['type', 'text']],
+      ['image', ['type', 'media_type']],
+      ['file', ['type', 'media_type']],
+    ]);
+    expect(parts[1].properties.media_type.enum).toStrictEqual(['image/png', 'image/jpeg', 'image/gif', 'image/webp']);
+    expect(input.description).toContain('never fetched by the server');
   });
 });
