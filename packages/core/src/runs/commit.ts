@@ -20,7 +20,7 @@ export async function commitRun(
   if (run.lease?.signal.aborted)
     throw new StorageUnavailableError({ message: 'Lost the session lock during the run; nothing was stored' });
   await settings.store.appendMessages(run.session, [
-    { role: 'user', content: run.input, created_at: run.startedAt },
+    { role: 'user', content: run.input, ...(run.inputParts && { parts: run.inputParts }), created_at: run.startedAt },
     { role: 'assistant', content: output, created_at: settings.now().toISOString() },
   ]);
   const prompt = usage.inputTokens ?? 0;
@@ -30,7 +30,7 @@ export async function commitRun(
     output,
     session_id: run.session.sessionId,
     metadata: {
-      model: run.agent.config.model,
+      model: run.modelName,
       agent_version: run.agentVersion,
       tool_used: calledTool ? run.agent.config.tool : null,
       tokens: { prompt, completion, total: prompt + completion },

@@ -4,6 +4,7 @@ import { StorageUnavailableError } from '../errors/storage-unavailable-error.js'
 import type { Lease } from '../ports/lock-provider.js';
 import { providerFailure } from '../provider-failures.js';
 import type { ServiceSettings } from '../service-options.js';
+import { refuseDownloads, unsupportedInput } from './input-refusals.js';
 import type { PreparedRun } from './prepare.js';
 import { withRunContext } from './run-context.js';
 
@@ -22,9 +23,19 @@ export function callSettings(settings: ServiceSettings, run: PreparedRun) {
     messages: run.messages,
     ...(run.tools && { tools: run.tools, stopWhen: isStepCount(settings.maxToolSteps) }),
     ...(run.output && { output: run.output }),
-    maxOutputTokens: settings.maxOutputTokens,
+    ...modelSettings(settings, run),
     maxRetries: settings.maxRetries,
+    experimental_download: refuseDownloads(run),
     telemetry: settings.modelCallTelemetry,
+  };
+}
+
+/** The agent's sampling settings, and its answer's bound (the server's when it sets none). */
+function modelSettings(settings: ServiceSettings, { agent: { config } }: PreparedRun) {
+  return {
+    maxOutputTokens: config.max_output_tokens ?? settings.maxOutputTokens,
+    ...(config.temperature != null && { temperature: config.temperature }),
+    ...(config.top_p != null && { topP: config.top_p }),
   };
 }
 
@@ -83,7 +94,9 @@ export function callFailure(
       message: 'Lost the session lock during the run; nothing was stored',
       cause: error,
     });
-  return providerFailure(error, { timedOut: timeout.aborted, provider: run.model.provider });
+  return (
+    unsupportedInput(error, run) ?? providerFailure(error, { timedOut: timeout.aborted, provider: run.model.provider })
+  );
 }
 
 /** The first agenthost error in an error's chain of causes, if any. */

@@ -7,12 +7,13 @@ import { releaseLock } from '../locks/take-lock.js';
 import type { SessionRef } from '../ports/agent-store.js';
 import type { Lease } from '../ports/lock-provider.js';
 import type { ChatModel, ModelInfo } from '../ports/model-provider.js';
-import type { AgentRecord } from '../records.js';
+import type { AgentRecord, MessagePart } from '../records.js';
 import { type RunAgentInput, runAgentInputSchema } from '../schemas.js';
 import type { ServiceSettings } from '../service-options.js';
 import { outputFormat } from '../structured-output/output-format.js';
 import { invalidField, parseInput } from '../validation.js';
 import { givenHistory, historyBudget, readHistory } from './context-budget.js';
+import { userModelContent, userTurn } from './input-parts.js';
 import { lockSession } from './session-lock.js';
 
 /** What a caller asks of a run: whose, of which agent, on what input; and the caller's signal. */
@@ -34,8 +35,13 @@ export interface PreparedRun {
   model: ChatModel;
   /** What is known of the model (its price, for the run's cost). */
   info: ModelInfo;
+  /** The name the run's model goes by: the agent's `model`, or the fallback model that answers. */
+  modelName: string;
   session: SessionRef;
+  /** The text of the run's input (its text parts joined, for an input of parts). */
   input: string;
+  /** The parts of the run's input when it was a list of parts (stored with the user's message). */
+  inputParts: MessagePart[] | undefined;
   /** The history that fits the context budget, then the input. */
   messages: ModelMessage[];
   /** Earlier messages of the session left out of `messages`. */
@@ -63,7 +69,9 @@ export async function prepareRun(
   const run = parseInput(runAgentInputSchema, input);
   const { config, version: agentVersion } = await configForRun(settings.store, accountId, found, run.version);
   const agent: AgentRecord = { ...found, config };
-  if (run.input.length > settings.maxInputChars)
+  const info = infoOf(settings.models, agent.config.model);
+  const user = userTurn(run.input, info);
+  if (user.content.length > settings.maxInputChars)
     throw invalidField('input', `input must be at most ${settings.maxInputChars} characters`);
   const output = await outputFormat({
     jsonMode: run.json_mode ?? undefined,
@@ -76,8 +84,7 @@ export async function prepareRun(
   const model = agentModel(settings.models, agent);
   const tools = agent.config.tool === null ? undefined : settings.tools.tools(agent.config.tool);
   const session: SessionRef = { accountId, agentId, sessionId: run.session_id ?? settings.generateId('session') };
-  const info = infoOf(settings.models, agent.config.model);
-  const budget = historyBudget(settings, { agent, info, input: run.input, tools });
+  const budget = historyBudget(settings, { agent, info, input: user.content, parts: user.parts, tools });
 
   // A session id the server just made is known to nobody else, so only given ids need the lock.
   const lease = run.session_id ? await lockSession(settings, session, signal) : undefined;
@@ -87,15 +94,17 @@ export async function prepareRun(
       : sent === undefined
         ? { messages: [], omitted: 0 }
         : givenHistory(sent, settings.historyLimit, budget);
-    const messages: ModelMessage[] = [...history.messages, { role: 'user', content: run.input }];
+    const messages: ModelMessage[] = [...history.messages, { role: 'user', content: userModelContent(user) }];
     const startedAt = settings.now().toISOString();
     return {
       agent,
       agentVersion,
       model,
       info,
+      modelName: agent.config.model,
       session,
-      input: run.input,
+      input: user.content,
+      inputParts: user.parts,
       messages,
       omitted: history.omitted,
       tools,

@@ -6,7 +6,7 @@ import type {
   LanguageModelV4Usage,
 } from '@ai-sdk/provider';
 import { convertArrayToReadableStream, MockLanguageModelV4 } from 'ai/test';
-import type { ChatModel, ModelProvider } from '../ports/model-provider.js';
+import type { ChatModel, ModelInfo, ModelProvider } from '../ports/model-provider.js';
 
 /** What a mock model was asked, in plain text. */
 export interface MockPrompt {
@@ -16,6 +16,33 @@ export interface MockPrompt {
   messages: { role: 'user' | 'assistant' | 'tool'; content: string }[];
   /** The text of the last user message: the run's input. */
   input: string;
+  /**
+   * The images and files of the conversation, in order (only when it has any): each one's media type,
+   * and its URL or how many bytes it holds.
+   */
+  files?: MockFile[];
+}
+
+/** An image or file a mock model was sent. */
+export interface MockFile {
+  media_type: string;
+  url?: string;
+  bytes?: number;
+}
+
+/** The images and files of a prompt, in order. */
+function filesOf(prompt: LanguageModelV4Prompt): MockFile[] {
+  return prompt.flatMap((m) =>
+    typeof m.content === 'string'
+      ? []
+      : m.content.flatMap((part): MockFile[] => {
+          if (part.type !== 'file') return [];
+          const { data } = part as { data: { type: string; url?: URL; data?: Uint8Array | string } };
+          if (data.type === 'url' && data.url) return [{ media_type: part.mediaType, url: data.url.toString() }];
+          const bytes = typeof data.data === 'string' ? Buffer.from(data.data, 'base64').length : data.data?.length;
+          return [{ media_type: part.mediaType, ...(bytes !== undefined && { bytes }) }];
+        }),
+  );
 }
 
 /**
@@ -48,7 +75,13 @@ export function readMockPrompt(prompt: LanguageModelV4Prompt): MockPrompt {
   const system = prompt.filter((m) => m.role === 'system').map((m) => m.content);
   const messages = prompt.flatMap((m) => (m.role === 'system' ? [] : [{ role: m.role, content: text(m.content) }]));
   const input = messages.findLast((m) => m.role === 'user')?.content ?? '';
-  return { instruction: system.length ? system.join('\n') : undefined, messages, input };
+  const files = filesOf(prompt);
+  return {
+    instruction: system.length ? system.join('\n') : undefined,
+    messages,
+    input,
+    ...(files.length > 0 && { files }),
+  };
 }
 
 /** Words, as the mock models count tokens: deterministic and easy to assert. */
@@ -101,6 +134,15 @@ function replyModel(name: string, reply: Exclude<MockReply, ChatModel>, seen: Mo
   });
 }
 
+/** Options of {@link mockModels}. */
+export interface MockModelOptions {
+  /**
+   * What each named model reads besides text (`ModelInfo.input`): `{ vision: ['text', 'image', 'file'] }`.
+   * A model not named reads text only.
+   */
+  input?: Record<string, ModelInfo['input']>;
+}
+
 /**
  * Models for tests of code that uses agenthost, with no network: each name answers with a fixed
  * text, a text made from the prompt, or an AI SDK model you give. Plain and streamed runs both work
@@ -115,8 +157,10 @@ function replyModel(name: string, reply: Exclude<MockReply, ChatModel>, seen: Mo
  * const agent = await service.createAgent('acme', { name: 'S', instruction: 'Be brief.', model: 'shouty' });
  * (await service.runAgent('acme', agent.agent_id, { input: 'hi' })).output; // 'HI'
  * models.prompts('shouty'); // [{ instruction: 'Be brief.', messages: [{ role: 'user', content: 'hi' }], input: 'hi' }]
+ * // A model that reads images and files:
+ * mockModels({ vision: 'I see it' }, { input: { vision: ['text', 'image', 'file'] } });
  */
-export function mockModels(replies: Record<string, MockReply>): MockModelProvider {
+export function mockModels(replies: Record<string, MockReply>, options: MockModelOptions = {}): MockModelProvider {
   const prompts = new Map<string, MockPrompt[]>();
   const models = new Map<string, ChatModel>();
   for (const [name, reply] of Object.entries(replies)) {
@@ -128,6 +172,11 @@ export function mockModels(replies: Record<string, MockReply>): MockModelProvide
   return {
     listModels: () => names,
     languageModel: (name) => models.get(name),
+    modelInfo: (name) => {
+      const input = models.has(name) ? options.input?.[name] : undefined;
+      const at = name.indexOf('/');
+      return input && { name, provider: at > 0 ? name.slice(0, at) : 'custom', input };
+    },
     prompts: (name) => [...(prompts.get(name) ?? [])],
   };
 }
