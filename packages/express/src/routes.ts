@@ -260,7 +260,6 @@ export const ROUTES: readonly RouteDefinition[] = Object.freeze<RouteDefinition[
     idempotency: 'approval',
     streams: 'events',
     request: approvalBodySchema,
-    example: { approve: true },
     response: runResponseSchema,
     statuses: guarded(404, 409, 422, 502, 504),
     tag: 'Runs',
