@@ -139,7 +139,8 @@ describe('approvals with the AI SDK chat client', () => {
     const chat = new TestChat(await createAgent(), errors);
     await chat.sendMessage({ text: 'mail bob' });
     const paused = toolPart(chat);
-    expect(paused).toStrictEqual({
+    // The AI SDK's client leaves optional fields of its parts as undefined: compared as equal to absent.
+    expect(paused).toEqual({
       type: 'tool-send_mail',
       toolCallId: 'call_bob',
       state: 'approval-requested',
@@ -160,7 +161,7 @@ describe('approvals with the AI SDK chat client', () => {
     expect(errors).toStrictEqual([]);
     // The resumed run goes on in the same assistant message.
     expect(chat.messages.map((m) => m.role)).toStrictEqual(['user', 'assistant']);
-    expect(chat.lastMessage!.parts.filter((part) => part.type !== 'step-start')).toStrictEqual([
+    expect(chat.lastMessage!.parts.filter((part) => part.type !== 'step-start')).toEqual([
       {
         type: 'tool-send_mail',
         toolCallId: 'call_bob',

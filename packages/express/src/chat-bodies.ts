@@ -86,6 +86,8 @@ export interface ChatApproval {
 export interface ChatApprovals {
   session_id: string;
   approvals: ChatApproval[];
+  /** The id of the client's assistant message, which the resumed run goes on in. */
+  message_id?: string;
 }
 
 /** Most approvals one follow-up may answer. */
@@ -178,7 +180,7 @@ function approvalChat(chat: UiChatBody, last: UiChatMessage, sessionHeader: stri
         },
       },
     });
-  return { session_id: session, approvals };
+  return { session_id: session, approvals, ...(last.id !== undefined && { message_id: last.id }) };
 }
 
 function uiChat(body: unknown, sessionHeader: string | undefined): ChatRequest | ChatApprovals {

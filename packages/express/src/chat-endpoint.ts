@@ -61,6 +61,7 @@ async function answerApprovals(
     events,
     input: answers.map((approval) => approvalLogInput(answer(approval))).join('; '),
     resumed: {
+      ...(chat.message_id !== undefined && { messageId: chat.message_id }),
       approved: answers.filter((a) => a.approve).map((a) => a.tool_call_id),
       denied: answers.filter((a) => !a.approve).map((a) => a.tool_call_id),
     },

@@ -229,7 +229,7 @@ describe.each(['chat', 'responses'] as const)('tools over the OpenAI %s API', (a
           session_id: sessionId,
           status: 'requires_approval',
           pending_approvals: pending,
-          metadata: metadata({ tools_used: [], tokens: tokens(20, 8) }),
+          metadata: metadata({ tools_used: ['mailer'], tokens: tokens(20, 8) }),
         },
         status: 200,
       },
@@ -359,7 +359,7 @@ describe('approvals over HTTP', () => {
           session_id: done.session_id,
           status: 'requires_approval',
           pending_approvals: [pending],
-          metadata: metadata({ tools_used: [], tokens: tokens(20, 8) }),
+          metadata: metadata({ tools_used: ['mailer'], tokens: tokens(20, 8) }),
         },
       },
     ]);

@@ -19,6 +19,8 @@ type Writer = UIMessageStreamWriter<ChatUIMessage>;
 
 /** A stream that goes on with an assistant message the client has: the tool calls it answered the approvals of. */
 export interface ResumedToolCalls {
+  /** The id of the client's assistant message, so the client goes on with it instead of starting another. */
+  messageId?: string;
   /** Tool calls whose approval was given: the client has them, so they are not announced again. */
   approved: readonly string[];
   /** Tool calls that were denied: written as denied first; nothing the run says of them follows. */
@@ -130,7 +132,12 @@ export function uiMessageStream(
 ): ReadableStream<UIMessageChunk> {
   return createUIMessageStream<ChatUIMessage>({
     execute: async ({ writer }) => {
-      writer.write({ type: 'start', messageMetadata: { session_id: events.session_id } });
+      const messageId = options.resumed?.messageId;
+      writer.write({
+        type: 'start',
+        ...(messageId !== undefined && { messageId }),
+        messageMetadata: { session_id: events.session_id },
+      });
       const chunks = new ChunkWriter(writer, options.onDone, options.resumed);
       for await (const event of events) chunks.write(event);
     },
