@@ -615,9 +615,13 @@ function runResult(agent: ModelAgent, input: string, sessionId: string, history:
   return {
     output,
     session_id: sessionId,
+    status: 'completed',
+    pending_approvals: [],
     metadata: {
       model: 'echo',
+      agent_version: 1,
       tool_used: null,
+      tools_used: [],
       tokens: { prompt, completion, total: prompt + completion },
       omitted_messages: 0,
       cost: 0,
