@@ -441,6 +441,64 @@ describe('approval of tool calls', () => {
     expect(executed).toStrictEqual(['send bob@example.com']);
   });
 
+  test('streamed deny: the denial is reported as a tool error, and the model answers', async () => {
+    const { service } = await setUp([{ calls: [sendCall] }, { text: 'Not sent.' }], {
+      tools: ['mail'],
+      require_approval: ['mail'],
+    });
+    const paused = await service.runAgent(ACME, AGENT, { input: 'Mail Bob', session_id: 's' });
+    const approvalId = paused.pending_approvals[0]!.approval_id;
+    const events = await collect(
+      await service.streamApprovalResponse(ACME, AGENT, 's', approvalId, { approve: false, reason: 'No' }),
+    );
+    expect(events.slice(0, 2)).toStrictEqual([
+      { type: 'tool-error', tool_call_id: 'c3', tool_name: 'send', error: 'The tool call was denied' },
+      { type: 'text-delta', delta: 'Not sent.' },
+    ]);
+    expect([events.length, executed]).toStrictEqual([3, []]);
+  });
+
+  test('a resumed turn that calls another gated tool waits again, and keeps all its parts', async () => {
+    const again = { id: 'c5', name: 'send', input: { to: 'eve@example.com' } };
+    const { service } = await setUp([{ calls: [sendCall] }, { calls: [again] }, { text: 'Both sent.' }], {
+      tools: ['mail'],
+      require_approval: ['send'],
+    });
+    const first = await service.runAgent(ACME, AGENT, { input: 'Mail both', session_id: 's' });
+    const second = await service.respondToApproval(ACME, AGENT, 's', first.pending_approvals[0]!.approval_id, {
+      approve: true,
+    });
+    expect([second.status, second.pending_approvals, second.metadata.tokens, executed]).toStrictEqual([
+      'requires_approval',
+      [pendingFor(second, again)],
+      { prompt: 20, completion: 4, total: 24 },
+      ['send bob@example.com'],
+    ]);
+    const done = await service.respondToApproval(ACME, AGENT, 's', second.pending_approvals[0]!.approval_id, {
+      approve: true,
+    });
+    expect([done.output, done.metadata, executed]).toStrictEqual([
+      'Both sent.',
+      metadata(['mail'], 3),
+      ['send bob@example.com', 'send eve@example.com'],
+    ]);
+    const [user, reply] = (await service.getSession(ACME, AGENT, 's')).messages;
+    expect([user?.content, reply?.parts?.map((p) => p.type)]).toStrictEqual([
+      'Mail both',
+      [
+        'tool-call',
+        'tool-approval-request',
+        'tool-approval-response',
+        'tool-result',
+        'tool-call',
+        'tool-approval-request',
+        'tool-approval-response',
+        'tool-result',
+        'text',
+      ],
+    ]);
+  });
+
   test('an unknown approval, session or answer is refused and changes nothing', async () => {
     const { service } = await setUp([{ calls: [sendCall] }], { tools: ['mail'], require_approval: ['mail'] });
     const paused = await service.runAgent(ACME, AGENT, { input: 'Mail Bob', session_id: 's' });
