@@ -3,18 +3,20 @@ import { z } from 'zod';
 import { DEFAULT_CONTEXT_WINDOW, estimateTokens, fitHistory } from '../context-window.js';
 import type { AgentStore, SessionRef } from '../ports/agent-store.js';
 import type { ModelInfo } from '../ports/model-provider.js';
-import type { AgentRecord, MessagePart } from '../records.js';
+import type { AgentConfig, MessagePart } from '../records.js';
 import { runHistorySchema } from '../schemas.js';
 import type { ServiceSettings } from '../service-options.js';
 import { invalidField, parseInput } from '../validation.js';
 import { partsTokens } from './input-tokens.js';
+import { historyMessages } from './message-parts.js';
 
 /** Tokens set aside for the definitions of an agent's tools, per tool. */
 const TOKENS_PER_TOOL = 500;
 
 /** What a run's context budget is made of. */
 export interface BudgetRequest {
-  agent: AgentRecord;
+  /** The configuration the run uses (the agent's current one, or the version the run names). */
+  config: Pick<AgentConfig, 'model' | 'instruction' | 'max_output_tokens'>;
   info: ModelInfo;
   input: string;
   /** The input's parts, when it has images or files (their tokens are estimated apart from the text). */
@@ -30,14 +32,14 @@ export interface BudgetRequest {
  */
 export function historyBudget(
   settings: Pick<ServiceSettings, 'contextWindows' | 'maxOutputTokens'>,
-  { agent, info, input, parts, tools }: BudgetRequest,
+  { config, info, input, parts, tools }: BudgetRequest,
 ): number {
-  const model = agent.config.model;
+  const model = config.model;
   const window = settings.contextWindows[model] ?? info.context_window ?? DEFAULT_CONTEXT_WINDOW;
-  const answer = agent.config.max_output_tokens ?? settings.maxOutputTokens;
+  const answer = config.max_output_tokens ?? settings.maxOutputTokens;
   const reserved =
     answer +
-    estimateTokens(agent.config.instruction) +
+    estimateTokens(config.instruction) +
     estimateTokens(input) +
     partsTokens(parts) +
     Object.keys(tools ?? {}).length * TOKENS_PER_TOOL;
@@ -58,7 +60,8 @@ export interface RunHistory {
 
 /**
  * The newest whole turns of a session that fit `budget` tokens, out of its newest `limit` messages
- * (`limit` is even, so the oldest read is a user message).
+ * (`limit` is even, so the oldest read is a user message), as AI SDK messages: a turn's tool calls
+ * and results go with it (its size estimated from its parts).
  */
 export async function readHistory(
   store: AgentStore,
@@ -71,7 +74,7 @@ export async function readHistory(
   const total =
     history.length === limit ? ((await store.getSession(session))?.message_count ?? history.length) : history.length;
   const { sent } = fitHistory(history, budget);
-  return { messages: sent.map(({ role, content }) => ({ role, content })), omitted: total - sent.length };
+  return { messages: historyMessages(sent), omitted: total - sent.length };
 }
 
 /**
@@ -85,5 +88,5 @@ export function givenHistory(history: unknown, limit: number, budget: number): R
   // Like a stored window, the history sent never starts with a reply.
   const start = window[0]?.role === 'assistant' ? 1 : 0;
   const { sent } = fitHistory(window.slice(start), budget);
-  return { messages: sent.map(({ role, content }) => ({ role, content })), omitted: messages.length - sent.length };
+  return { messages: historyMessages(sent), omitted: messages.length - sent.length };
 }

@@ -23,17 +23,17 @@ export function fallbackRun(
   run: PreparedRun,
   index: number,
 ): PreparedRun | undefined {
-  const name = (run.agent.config.fallback_models ?? [])[index];
+  const name = run.config.fallback_models[index];
   const model = name === undefined ? undefined : settings.models.languageModel(name);
   if (name === undefined || !model) return undefined;
   const info = infoOf(settings.models, name);
-  return readsParts(info, run.inputParts) ? { ...run, model, info, modelName: name } : undefined;
+  return readsParts(info, run.user.parts) ? { ...run, model, info, modelName: name } : undefined;
 }
 
 /** The runs a call is tried on, in order: the agent's model, then each usable fallback model. */
 export function* runsToTry(settings: Pick<ServiceSettings, 'models'>, run: PreparedRun): Generator<PreparedRun> {
   yield run;
-  const count = run.agent.config.fallback_models?.length ?? 0;
+  const count = run.config.fallback_models.length;
   for (let i = 0; i < count; i++) {
     const next = fallbackRun(settings, run, i);
     if (next) yield next;

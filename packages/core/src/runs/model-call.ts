@@ -3,15 +3,18 @@ import { AgentHostError } from '../errors/agenthost-error.js';
 import { StorageUnavailableError } from '../errors/storage-unavailable-error.js';
 import type { Lease } from '../ports/lock-provider.js';
 import { providerFailure } from '../provider-failures.js';
+import type { MessagePart } from '../records.js';
 import type { ServiceSettings } from '../service-options.js';
 import { refuseDownloads, unsupportedInput } from './input-refusals.js';
+import { responseParts } from './message-parts.js';
 import type { PreparedRun } from './prepare.js';
 import { withRunContext } from './run-context.js';
 
-/** What a model call answered: the text (or JSON text) to store, whether a tool ran, the tokens. */
+/** What a model call answered: the text (or JSON text) to store, what it did as parts, the tokens. */
 export interface ModelAnswer {
   output: string;
-  calledTool: boolean;
+  /** The call's response messages as parts: tool calls, results, approval requests and answers, text. */
+  parts: MessagePart[];
   usage: { inputTokens: number | undefined; outputTokens: number | undefined };
 }
 
@@ -19,9 +22,10 @@ export interface ModelAnswer {
 export function callSettings(settings: ServiceSettings, run: PreparedRun) {
   return {
     model: run.model,
-    instructions: run.agent.config.instruction,
+    instructions: run.config.instruction,
     messages: run.messages,
     ...(run.tools && { tools: run.tools, stopWhen: isStepCount(settings.maxToolSteps) }),
+    ...(run.toolSet.approval && { toolApproval: run.toolSet.approval }),
     ...(run.output && { output: run.output }),
     ...modelSettings(settings, run),
     maxRetries: settings.maxRetries,
@@ -31,7 +35,7 @@ export function callSettings(settings: ServiceSettings, run: PreparedRun) {
 }
 
 /** The agent's sampling settings, and its answer's bound (the server's when it sets none). */
-function modelSettings(settings: ServiceSettings, { agent: { config } }: PreparedRun) {
+function modelSettings(settings: ServiceSettings, { config }: PreparedRun) {
   return {
     maxOutputTokens: config.max_output_tokens ?? settings.maxOutputTokens,
     ...(config.temperature != null && { temperature: config.temperature }),
@@ -73,7 +77,7 @@ export async function generateAnswer(
   }
   return {
     output: run.output ? JSON.stringify(result.output) : result.text,
-    calledTool: result.steps.some((step) => step.toolCalls.length > 0),
+    parts: responseParts(result.responseMessages),
     usage: result.usage,
   };
 }
