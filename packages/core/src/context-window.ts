@@ -1,4 +1,5 @@
 import type { SessionMessage } from './records.js';
+import { partsTokens } from './runs/input-tokens.js';
 
 /** The window assumed for a model whose window is not known (from its provider's catalog, or configured). */
 export const DEFAULT_CONTEXT_WINDOW = 128_000;
@@ -15,19 +16,16 @@ export function estimateTokens(text: string): number {
   return Math.ceil(encoder.encode(text).length / 3) + PER_MESSAGE;
 }
 
-/** What an image or a file is assumed to cost, whatever its size: providers bill them by their own rules. */
-export const TOKENS_PER_ATTACHMENT = 1_500;
-
 /**
  * A message's estimated tokens: its text, or, when it has parts, each part's (text, a tool call's
- * input, a tool's output as JSON; an image or a file {@link TOKENS_PER_ATTACHMENT}).
+ * input, a tool's output as JSON; an image or a file as {@link partsTokens} counts it).
  */
 export function messageTokens(message: Pick<SessionMessage, 'content' | 'parts'>): number {
   if (!message.parts) return estimateTokens(message.content);
   let tokens = 0;
   for (const part of message.parts) {
     if (part.type === 'text') tokens += estimateTokens(part.text);
-    else if (part.type === 'image' || part.type === 'file') tokens += TOKENS_PER_ATTACHMENT;
+    else if (part.type === 'image' || part.type === 'file') tokens += partsTokens([part]);
     else if (part.type === 'tool-call') tokens += estimateTokens(part.tool_name + JSON.stringify(part.input ?? null));
     else if (part.type === 'tool-result') tokens += estimateTokens(JSON.stringify(part.output ?? null));
   }

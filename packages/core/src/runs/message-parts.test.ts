@@ -2,10 +2,11 @@ import type { ModelMessage } from 'ai';
 import { tool } from 'ai';
 import { describe, expect, test } from 'vitest';
 import { z } from 'zod';
-import { estimateTokens, fitHistory, messageTokens, TOKENS_PER_ATTACHMENT } from '../context-window.js';
+import { estimateTokens, fitHistory, messageTokens } from '../context-window.js';
 import type { MessagePart, SessionMessage } from '../records.js';
 import { staticTools } from '../tools/static-tools.js';
 import { agentTools, toolsUsed } from './agent-tools.js';
+import { IMAGE_TOKENS } from './input-tokens.js';
 import { assistantMessages, historyMessages, partsOf, responseParts, unansweredApprovals } from './message-parts.js';
 
 /** What the AI SDK answers for a turn that called tools, failed one, waited for approval and was denied. */
@@ -159,7 +160,7 @@ describe('the size of a turn with tools', () => {
           { type: 'image', media_type: 'image/png', url: 'https://e.x/a.png' },
         ],
       }),
-    ).toBe(estimateTokens('ok') + estimateTokens(JSON.stringify('x'.repeat(3000))) + TOKENS_PER_ATTACHMENT);
+    ).toBe(estimateTokens('ok') + estimateTokens(JSON.stringify('x'.repeat(3000))) + IMAGE_TOKENS);
   });
 
   test('a turn whose tool output does not fit is left out whole, never split from its question', () => {

@@ -102,7 +102,13 @@ export async function prepareRun(
   });
   const toolSet = agentTools(settings.tools, config);
   const session: SessionRef = { accountId, agentId, sessionId: run.session_id ?? settings.generateId('session') };
-  const budget = historyBudget(settings, { config, info, input: turn.content, parts: turn.parts, tools: toolSet.tools });
+  const budget = historyBudget(settings, {
+    config,
+    info,
+    input: turn.content,
+    parts: turn.parts,
+    tools: toolSet.tools,
+  });
 
   // A session id the server just made is known to nobody else, so only given ids need the lock.
   const lease = run.session_id ? await lockSession(settings, session, signal) : undefined;
