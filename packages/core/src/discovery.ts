@@ -24,7 +24,11 @@ export function infoOf(models: ModelProvider, name: string): ModelInfo {
  */
 export function describeModels(models: ModelProvider): ModelInfo[] {
   const open = (models.openProviders?.() ?? []).map((provider) => ({ name: `${provider}/${ANY_MODEL}`, provider }));
-  return [...models.listModels().map((name) => infoOf(models, name)), ...open];
+  // What a model reads is always said: text only unless its provider says more.
+  return [...models.listModels().map((name) => infoOf(models, name)), ...open].map((info) => ({
+    ...info,
+    input: info.input ?? ['text'],
+  }));
 }
 
 /** Model ids by provider, in order: `echo` under `agenthost`, `gpt-5-mini` under `openai`. */

@@ -659,8 +659,8 @@ function expectStreamedRun(reply: Reply, result: ReturnType<typeof runResult>): 
 function recordTurn(model: Model, agent: ModelAgent, sessionId: string, input: string, output: string): void {
   const now = model.now();
   const turn: SessionMessage[] = [
-    { role: 'user', content: input, created_at: now },
-    { role: 'assistant', content: output, created_at: now },
+    { role: 'user', content: input, parts: [{ type: 'text', text: input }], created_at: now },
+    { role: 'assistant', content: output, parts: [{ type: 'text', text: output }], created_at: now },
   ];
   const session = agent.sessions.find((s) => s.info.session_id === sessionId);
   if (session) {
@@ -756,6 +756,7 @@ async function getSessionStep(ctx: StepContext, o: OpOf<'getSession'>): Promise<
     200,
     ok({
       ...session.info,
+      pending_approvals: [],
       messages: session.messages.slice(0, limit),
       next_cursor: more ? body.data.next_cursor : null,
     }),
@@ -834,7 +835,7 @@ async function checkEveryAccount(model: Model, call: Call, deepFor: string | 'al
         expectReply(
           await call(acc, 'GET', `/agents/${enc(id)}/sessions/${enc(s.info.session_id)}`),
           200,
-          ok({ ...s.info, messages: s.messages, next_cursor: null }),
+          ok({ ...s.info, pending_approvals: [], messages: s.messages, next_cursor: null }),
         );
       }
     }

@@ -51,14 +51,16 @@ test('anthropic/, google/ and a named compatible endpoint run end to end from en
       provider: 'anthropic',
       context_window: 200_000,
       price: catalogEntry('anthropic', 'claude-sonnet-4-5')!.price,
+      input: ['text', 'image', 'file'],
     },
     {
       name: 'google/gemini-2.5-flash',
       provider: 'google',
       context_window: catalogEntry('google', 'gemini-2.5-flash')!.context_window,
       price: catalogEntry('google', 'gemini-2.5-flash')!.price,
+      input: ['text', 'image', 'file'],
     },
-    { name: 'ollama/llama3.2', provider: 'ollama' },
+    { name: 'ollama/llama3.2', provider: 'ollama', input: ['text'] },
   ]);
 
   for (const [model, fake] of [

@@ -92,7 +92,7 @@ describe('modelRegistry: listings and what it knows', () => {
       'openrouter/openai/gpt-5-mini',
       'openrouter/anthropic/claude-sonnet-4-5',
     ]);
-    expect(describeModels(models).at(-1)).toStrictEqual({ name: 'ollama/*', provider: 'ollama' });
+    expect(describeModels(models).at(-1)).toStrictEqual({ name: 'ollama/*', provider: 'ollama', input: ['text'] });
     expect(offeredModelsText(models)).toMatch(
       /^openai: gpt-5-mini, shared-id; anthropic: claude-.*; google: gemini-2\.5-flash, shared-id; openrouter: openai\/gpt-5-mini, anthropic\/claude-sonnet-4-5; ollama: any model id$/,
     );
