@@ -23,7 +23,9 @@ export function infoOf(models: ModelProvider, name: string): ModelInfo {
  * `<provider>/*` for each endpoint that takes any model id.
  */
 export function describeModels(models: ModelProvider): ModelInfo[] {
-  const open = (models.openProviders?.() ?? []).map((provider) => ({ name: `${provider}/${ANY_MODEL}`, provider }));
+  const open = (models.openProviders?.() ?? []).map(
+    (provider): ModelInfo => ({ name: `${provider}/${ANY_MODEL}`, provider }),
+  );
   // What a model reads is always said: text only unless its provider says more.
   return [...models.listModels().map((name) => infoOf(models, name)), ...open].map((info) => ({
     ...info,

@@ -7,7 +7,15 @@ import { NotFoundError } from '../errors/not-found-error.js';
 import { releaseLock } from '../locks/take-lock.js';
 import type { SessionRef } from '../ports/agent-store.js';
 import type { Lease } from '../ports/lock-provider.js';
-import type { AgentRecord, MessagePart, PendingTurn, RunEvent, RunEvents, RunResult } from '../records.js';
+import type {
+  AgentRecord,
+  MessagePart,
+  PendingTurn,
+  RunEvent,
+  RunEvents,
+  RunResult,
+  ToolResultPart,
+} from '../records.js';
 import { approvalResponseSchema } from '../schemas.js';
 import type { ServiceSettings } from '../service-options.js';
 import { parseInput } from '../validation.js';
@@ -15,6 +23,7 @@ import { type AgentTools, agentTools } from './agent-tools.js';
 import { runResult } from './commit.js';
 import { historyBudget, readHistory } from './context-budget.js';
 import { userModelContent } from './input-parts.js';
+import { type KeepResult, keptTools } from './kept-tools.js';
 import { assistantMessages, partsText } from './message-parts.js';
 import type { PreparedRun } from './prepare.js';
 import { runPrepared } from './run-agent.js';
@@ -75,6 +84,9 @@ async function answerApproval(settings: ServiceSettings, request: ApprovalReques
   const lease = await lockSession(settings, session, request.signal);
   try {
     const pending = await store.getPendingTurn(session);
+    // Every call was answered, but the turn did not finish (its model call failed): go on from there.
+    if (pending && pending.approvals.length === 0 && answeredIn(pending.parts, request.approvalId))
+      return { run: await resumeTurn(settings, { agent, session, turn: pending, lease }) };
     const approval = pending?.approvals.find((a) => a.approval_id === request.approvalId);
     if (!pending || !approval) throw new NotFoundError({ message: 'Approval not found' });
     const response: MessagePart = {
@@ -88,14 +100,51 @@ async function answerApproval(settings: ServiceSettings, request: ApprovalReques
       parts: [...pending.parts, response],
       approvals: pending.approvals.filter((a) => a !== approval),
     };
-    if (turn.approvals.length === 0) return { run: await resumeTurn(settings, { agent, session, turn, lease }) };
+    // The answer is kept before anything runs: a turn that fails from here on is resumed, not answered again.
     await store.appendMessages(session, [], turn);
+    if (turn.approvals.length === 0) return { run: await resumeTurn(settings, { agent, session, turn, lease }) };
     await releaseLock(lease);
     return { waiting: await waitingResult(settings, agent, session, turn) };
   } catch (error) {
     await releaseLock(lease);
     throw error;
   }
+}
+
+/** Whether `parts` hold an answer to the approval `approvalId`. */
+function answeredIn(parts: readonly MessagePart[], approvalId: string): boolean {
+  return parts.some((p) => p.type === 'tool-approval-response' && p.approval_id === approvalId);
+}
+
+/** The calls of `parts` that were approved and have no result yet: the ones the resumed turn runs. */
+function approvedCalls(parts: readonly MessagePart[]): Set<string> {
+  const approved = new Set(
+    parts.flatMap((p) => (p.type === 'tool-approval-response' && p.approved ? [p.approval_id] : [])),
+  );
+  const done = new Set(parts.flatMap((p) => (p.type === 'tool-result' ? [p.tool_call_id] : [])));
+  return new Set(
+    parts.flatMap((p) =>
+      p.type === 'tool-approval-request' && approved.has(p.approval_id) && !done.has(p.tool_call_id)
+        ? [p.tool_call_id]
+        : [],
+    ),
+  );
+}
+
+/**
+ * Keeps each approved call's result with the pending turn as it comes (one write at a time, under the
+ * session's lock). A write that fails is left: the turn's commit stores the result anyway, and only a
+ * turn that also fails to finish would run that tool again.
+ */
+function resultKeeper(store: ServiceSettings['store'], session: SessionRef, turn: PendingTurn): KeepResult {
+  const kept: ToolResultPart[] = [];
+  let writes = Promise.resolve();
+  return (part) => {
+    kept.push(part);
+    const next = { ...turn, parts: [...turn.parts, ...kept] };
+    writes = writes.then(() => store.appendMessages(session, [], next)).catch(() => {});
+    return writes;
+  };
 }
 
 /** The integrations of a pending turn's tools, as well as they can still be known (for `tools_used`). */
@@ -149,6 +198,7 @@ async function resumeTurn(
   const model = agentModel(settings.models, { config: { model: turn.model } });
   const info = infoOf(settings.models, turn.model);
   const toolSet = agentTools(settings.tools, config);
+  const tools = keptTools(toolSet.tools, approvedCalls(turn.parts), resultKeeper(settings.store, session, turn));
   const budget = historyBudget(settings, { config, info, input: turn.user.content, tools: toolSet.tools });
   const sofar = messageTokens({ content: '', parts: turn.parts });
   const history = await readHistory(settings.store, session, settings.historyLimit, Math.max(0, budget - sofar));
@@ -169,7 +219,7 @@ async function resumeTurn(
     earlier: { parts: turn.parts, tokens: turn.tokens },
     messages,
     omitted: history.omitted,
-    tools: toolSet.tools,
+    tools,
     toolSet,
     output: undefined,
     lease,

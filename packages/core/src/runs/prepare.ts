@@ -67,9 +67,11 @@ export async function refusePendingTurn(store: AgentStore, session: SessionRef):
   const pending = await store.getPendingTurn(session);
   if (!pending) return;
   const ids = pending.approvals.map((a) => a.approval_id).join(', ');
-  throw new ConflictError({
-    message: `The session's last turn waits for approval of tool calls (${ids}); approve or deny them first`,
-  });
+  // Every call answered, the turn unfinished (its model call failed after): an answer sent again finishes it.
+  const message = ids
+    ? `The session's last turn waits for approval of tool calls (${ids}); approve or deny them first`
+    : "The session's last turn did not finish after its tool calls were answered; send one of those answers again to finish it";
+  throw new ConflictError({ message });
 }
 
 /**

@@ -22,7 +22,7 @@ const ACME = 'acme';
 const AGENT = 'agent_tools';
 const AT = '2026-01-01T00:00:00.000Z';
 
-type Step = { text: string } | { calls: { id: string; name: string; input: unknown }[] };
+type Step = { text: string } | { calls: { id: string; name: string; input: unknown }[] } | { fail: string };
 
 /** A model that answers each call with the next step of its script, and keeps every prompt. */
 function scripted(steps: Step[]) {
@@ -35,9 +35,10 @@ function scripted(steps: Step[]) {
     prompts.push(options.prompt);
     const step = steps.shift();
     if (!step) throw new Error('the script has no more steps');
+    if ('fail' in step) throw new Error(step.fail);
     return step;
   };
-  const content = (step: Step): LanguageModelV4Content[] =>
+  const content = (step: Exclude<Step, { fail: string }>): LanguageModelV4Content[] =>
     'text' in step
       ? [{ type: 'text', text: step.text }]
       : step.calls.map((c) => ({
@@ -46,7 +47,7 @@ function scripted(steps: Step[]) {
           toolName: c.name,
           input: JSON.stringify(c.input),
         }));
-  const finishReason = (step: Step) =>
+  const finishReason = (step: Exclude<Step, { fail: string }>) =>
     'text' in step ? { unified: 'stop' as const, raw: 'stop' } : { unified: 'tool-calls' as const, raw: 'tool_calls' };
   const model = new MockLanguageModelV4({
     doGenerate: async (options) => {
@@ -333,6 +334,53 @@ describe('approval of tool calls', () => {
     // Answered: the approval is gone, and answering it again finds nothing.
     const again = await agentHostError(service.respondToApproval(ACME, AGENT, 's', approvalId, { approve: true }));
     expect([again.code, again.message, executed.length]).toStrictEqual(['not_found', 'Approval not found', 1]);
+  });
+
+  test('a model call that fails after an approved tool ran keeps its result: the answer sent again finishes the turn, the tool ran once', async () => {
+    const { service, prompts } = await setUp([{ calls: [sendCall] }, { fail: 'down' }, { text: 'Sent.' }], {
+      tools: ['mail'],
+      require_approval: ['mail'],
+    });
+    const paused = await service.runAgent(ACME, AGENT, { input: 'Mail Bob', session_id: 's' });
+    const approvalId = paused.pending_approvals[0]?.approval_id ?? '';
+    const failed = await agentHostError(service.respondToApproval(ACME, AGENT, 's', approvalId, { approve: true }));
+    expect([failed.code, executed]).toStrictEqual(['provider_error', ['send bob@example.com']]);
+    const waiting = await service.getSession(ACME, AGENT, 's');
+    expect([waiting.message_count, waiting.pending_approvals]).toStrictEqual([0, []]);
+    const conflict = await agentHostError(service.runAgent(ACME, AGENT, { input: 'more', session_id: 's' }));
+    expect([conflict.code, conflict.message]).toStrictEqual([
+      'conflict',
+      "The session's last turn did not finish after its tool calls were answered; send one of those answers again to finish it",
+    ]);
+
+    // Sent again (whatever the body says now), the turn goes on from the kept result.
+    const done = await service.respondToApproval(ACME, AGENT, 's', approvalId, { approve: false });
+    expect([done.status, done.output, executed]).toStrictEqual(['completed', 'Sent.', ['send bob@example.com']]);
+    expect(prompts[2]?.at(-1)).toEqual({
+      role: 'tool',
+      content: [
+        {
+          type: 'tool-result',
+          toolCallId: 'c3',
+          toolName: 'send',
+          output: { type: 'json', value: { sent: 'bob@example.com' } },
+        },
+      ],
+    });
+    const session = await service.getSession(ACME, AGENT, 's');
+    expect([session.pending_approvals, session.messages.map((m) => m.parts)]).toStrictEqual([
+      [],
+      [
+        [{ type: 'text', text: 'Mail Bob' }],
+        [
+          { type: 'tool-call', tool_call_id: 'c3', tool_name: 'send', input: { to: 'bob@example.com' } },
+          { type: 'tool-approval-request', approval_id: approvalId, tool_call_id: 'c3' },
+          { type: 'tool-approval-response', approval_id: approvalId, approved: true },
+          { type: 'tool-result', tool_call_id: 'c3', tool_name: 'send', output: { sent: 'bob@example.com' } },
+          { type: 'text', text: 'Sent.' },
+        ],
+      ],
+    ]);
   });
 
   test('deny passes the reason to the model; the tool never runs', async () => {
