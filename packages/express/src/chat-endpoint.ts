@@ -3,6 +3,7 @@ import { pipeUIMessageStreamToResponse } from 'ai';
 import type { Request, RequestHandler, Response } from 'express';
 import { apiRequest } from './api-request.js';
 import { chatRequest, isUiChat } from './chat-bodies.js';
+import { inputLogText } from './chat-input-parts.js';
 import type { EndpointOptions } from './endpoint-options.js';
 import { refusal } from './envelope.js';
 import { type ApiHandler, runLog } from './handlers.js';
@@ -21,7 +22,7 @@ async function sendUiStream(service: AgentService, req: Request, res: Response, 
   const chat = await chatRequest(service, accountId, agentId, request.body, request.sessionId);
   const events = await service.streamAgent(accountId, agentId, chat.input, signal ? { signal } : {});
   const stream = uiMessageStream(events, {
-    onDone: (result) => keepLog(res, runLog(agentId, chat.input.input ?? '', result), options.logContent),
+    onDone: (result) => keepLog(res, runLog(agentId, inputLogText(chat.input.input), result), options.logContent),
     errorText: (error) => {
       const { response } = errorResponse(error, options);
       if (response.status >= 500 && !signal?.aborted) options.logServerError(req, res, error, response.status);
