@@ -1,22 +1,34 @@
 import { useState } from 'react';
-import { AgentPicker } from './agent-picker';
-import { type Agent, agentPath, type SessionInfo } from './api';
+import { AgentForm } from './agent-form';
+import { AgentPicker, type MetadataFilter } from './agent-picker';
+import { type Agent, type AgentVersion, agentPath, agentsPath, type SessionInfo } from './api';
 import { Chat } from './chat';
 import { ErrorLine } from './error-line';
 import { KeyForm } from './key-form';
 import { loadKey, saveKey } from './key-store';
-import { NewAgentForm } from './new-agent-form';
 import { SessionList } from './session-list';
 import { useApiData } from './use-api';
 import { useConversation } from './use-conversation';
+import { VersionChooser } from './version-chooser';
+import { VersionsPanel } from './versions-panel';
 
-/** The playground: the key, the agents, an agent's sessions, and the chat with it. */
+/** What the main column shows: the chat, or the form that creates or edits an agent. */
+type Mode = 'chat' | 'new' | 'edit';
+
+/** The playground: the key, the agents, an agent's sessions and versions, and the chat with it. */
 export function App() {
   const [apiKey, setApiKey] = useState(loadKey);
   const [agentId, setAgentId] = useState<string>();
-  const [creating, setCreating] = useState(false);
+  const [mode, setMode] = useState<Mode>('chat');
+  const [filter, setFilter] = useState<MetadataFilter>();
+  const [runVersion, setRunVersion] = useState<number>();
   const { conversation, current, setCurrent, error, start, open } = useConversation(apiKey);
-  const agents = useApiData<Agent[]>(apiKey, '/agents');
+  const agents = useApiData<Agent[]>(apiKey, agentsPath(filter));
+  const agent = useApiData<Agent>(apiKey, agentId && agentPath(agentId));
+  const versions = useApiData<{ versions: AgentVersion[]; next_cursor: string | null }>(
+    apiKey,
+    agentId && `${agentPath(agentId)}/versions?limit=100`,
+  );
   const sessions = useApiData<{ sessions: SessionInfo[] }>(apiKey, agentId && `${agentPath(agentId)}/sessions`);
 
   function changeKey(key: string) {
@@ -27,8 +39,16 @@ export function App() {
   }
   function pickAgent(id: string) {
     setAgentId(id);
-    setCreating(false);
+    setMode('chat');
+    setRunVersion(undefined);
     start();
+  }
+  /** After an edit or a restore: the agent, its versions and the list show the new version. */
+  function changed() {
+    agents.reload();
+    agent.reload();
+    versions.reload();
+    setMode('chat');
   }
 
   return (
@@ -38,8 +58,20 @@ export function App() {
         <KeyForm apiKey={apiKey} onChange={changeKey} />
       </header>
       <aside>
-        <AgentPicker agents={agents.data} agentId={agentId} onPick={pickAgent} onNew={() => setCreating(true)} />
-        <ErrorLine error={agents.error} />
+        <AgentPicker
+          agents={agents.data}
+          agentId={agentId}
+          filter={filter}
+          onPick={pickAgent}
+          onNew={() => setMode('new')}
+          onFilter={setFilter}
+        />
+        <ErrorLine error={agents.error ?? agent.error} />
+        {agentId && agent.data && (
+          <button type="button" onClick={() => setMode('edit')}>
+            Edit agent
+          </button>
+        )}
         {agentId && (
           <SessionList
             apiKey={apiKey}
@@ -54,32 +86,62 @@ export function App() {
             }}
           />
         )}
+        {agentId && agent.data && (
+          <VersionsPanel
+            key={agentId}
+            apiKey={apiKey}
+            agent={agent.data}
+            versions={versions.data?.versions}
+            more={Boolean(versions.data?.next_cursor)}
+            onRestored={changed}
+          />
+        )}
       </aside>
       <main>
-        <ErrorLine error={error} />
+        <ErrorLine error={error ?? versions.error} />
         {!apiKey && <p className="muted">Enter an API key to start (agenthost keys create --account you).</p>}
-        {creating && apiKey && (
-          <NewAgentForm
+        {mode === 'new' && apiKey && (
+          <AgentForm
             apiKey={apiKey}
-            onCancel={() => setCreating(false)}
-            onCreated={(id) => {
+            onCancel={() => setMode('chat')}
+            onSaved={(id) => {
               agents.reload();
               pickAgent(id);
             }}
           />
         )}
-        {!creating && apiKey && agentId && (
-          <Chat
-            key={`${apiKey}\n${agentId}\n${conversation.round}`}
+        {mode === 'edit' && apiKey && agent.data && (
+          <AgentForm
+            key={`${agent.data.agent_id}-${agent.data.version}`}
             apiKey={apiKey}
-            agentId={agentId}
-            sessionId={conversation.sessionId}
-            history={conversation.history}
-            onTurn={(sessionId) => {
-              setCurrent(sessionId);
-              sessions.reload();
-            }}
+            agent={agent.data}
+            onCancel={() => setMode('chat')}
+            onSaved={changed}
           />
+        )}
+        {mode === 'chat' && apiKey && agentId && (
+          <>
+            {agent.data && (
+              <VersionChooser
+                current={agent.data.version}
+                versions={versions.data?.versions}
+                version={runVersion}
+                onChange={setRunVersion}
+              />
+            )}
+            <Chat
+              key={`${apiKey}\n${agentId}\n${conversation.round}`}
+              apiKey={apiKey}
+              agentId={agentId}
+              sessionId={conversation.sessionId}
+              history={conversation.history}
+              version={runVersion}
+              onTurn={(sessionId) => {
+                setCurrent(sessionId);
+                sessions.reload();
+              }}
+            />
+          </>
         )}
       </main>
     </div>
