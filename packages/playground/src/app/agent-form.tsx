@@ -2,6 +2,7 @@ import { type FormEvent, useState } from 'react';
 import { type AgentDraft, agentBody, draftOf } from './agent-draft';
 import { type Agent, agentPath, api, type Offered } from './api';
 import { ErrorLine } from './error-line';
+import { Field } from './field';
 import { MetadataEditor } from './metadata-editor';
 import { SettingsFields } from './settings-fields';
 import { ToolPicker } from './tool-picker';
@@ -59,27 +60,37 @@ export function AgentForm({
   return (
     <form className="agent-form" onSubmit={submit} aria-label={agent ? `Edit ${agent.name}` : 'New agent'}>
       <h2>{agent ? `Edit ${agent.name} (version ${agent.version})` : 'New agent'}</h2>
-      <label>
-        Name
-        <input required maxLength={200} value={draft.name} onChange={(e) => change({ name: e.target.value })} />
-      </label>
-      <label>
-        Instruction
-        <textarea
-          required
-          rows={3}
-          value={draft.instruction}
-          onChange={(e) => change({ instruction: e.target.value })}
-        />
-      </label>
-      <label>
-        Model
-        <select required value={model} onChange={(e) => change({ model: e.target.value })}>
-          {[...new Set([...(draft.model ? [draft.model] : []), ...modelNames])].map((name) => (
-            <option key={name}>{name}</option>
-          ))}
-        </select>
-      </label>
+      <Field label="Name">
+        {(id) => (
+          <input
+            id={id}
+            required
+            maxLength={200}
+            value={draft.name}
+            onChange={(e) => change({ name: e.target.value })}
+          />
+        )}
+      </Field>
+      <Field label="Instruction">
+        {(id) => (
+          <textarea
+            id={id}
+            required
+            rows={3}
+            value={draft.instruction}
+            onChange={(e) => change({ instruction: e.target.value })}
+          />
+        )}
+      </Field>
+      <Field label="Model">
+        {(id) => (
+          <select id={id} required value={model} onChange={(e) => change({ model: e.target.value })}>
+            {[...new Set([...(draft.model ? [draft.model] : []), ...modelNames])].map((name) => (
+              <option key={name}>{name}</option>
+            ))}
+          </select>
+        )}
+      </Field>
       <ToolPicker
         offered={tools.data}
         tools={draft.tools}

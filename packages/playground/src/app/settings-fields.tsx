@@ -1,4 +1,6 @@
+import { useId } from 'react';
 import { type AgentDraft, MAX_FALLBACK_MODELS } from './agent-draft';
+import { Field } from './field';
 
 type Settings = Pick<AgentDraft, 'temperature' | 'top_p' | 'max_output_tokens' | 'fallback_models' | 'model'>;
 
@@ -17,17 +19,19 @@ function NumberField({
   step: number;
 }) {
   return (
-    <label>
-      {label}
-      <input
-        type="number"
-        inputMode="decimal"
-        placeholder="default"
-        value={value}
-        onChange={(event) => onChange(event.target.value)}
-        {...bounds}
-      />
-    </label>
+    <Field label={label}>
+      {(id) => (
+        <input
+          id={id}
+          type="number"
+          inputMode="decimal"
+          placeholder="default"
+          value={value}
+          onChange={(event) => onChange(event.target.value)}
+          {...bounds}
+        />
+      )}
+    </Field>
   );
 }
 
@@ -43,6 +47,7 @@ export function SettingsFields({
 }) {
   // One list per place, each offering "none" and every model but the agent's own.
   const fallback = Array.from({ length: MAX_FALLBACK_MODELS }, (_, i) => draft.fallback_models[i] ?? '');
+  const id = useId();
   const choose = (index: number, model: string) =>
     onChange({ fallback_models: fallback.map((old, i) => (i === index ? model : old)).filter(Boolean) });
   return (
@@ -77,9 +82,10 @@ export function SettingsFields({
         <legend>Fallback models (tried in order when the model fails)</legend>
         {fallback.map((model, index) => (
           // biome-ignore lint/suspicious/noArrayIndexKey: one list per place, the place is its identity.
-          <label key={index}>
-            Fallback model {index + 1}
+          <div className="field" key={index}>
+            <label htmlFor={`${id}-${index}`}>Fallback model {index + 1}</label>
             <select
+              id={`${id}-${index}`}
               value={model}
               disabled={index > 0 && !fallback[index - 1]}
               onChange={(event) => choose(index, event.target.value)}
@@ -91,7 +97,7 @@ export function SettingsFields({
                   <option key={name}>{name}</option>
                 ))}
             </select>
-          </label>
+          </div>
         ))}
       </fieldset>
     </>

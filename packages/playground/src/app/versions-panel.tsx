@@ -54,9 +54,10 @@ export function VersionsPanel({
             <li key={v.version} className={current ? 'current' : undefined}>
               <div className="row">
                 <span className="version-name">
-                  Version {v.version}
-                  {current && <span className="muted"> (current)</span>}
-                  <br />
+                  <span className="version-title">
+                    Version {v.version}
+                    {current ? ' (current)' : ''}
+                  </span>
                   <span className="muted">{when(v.created_at)}</span>
                 </span>
                 <button
