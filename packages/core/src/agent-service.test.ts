@@ -68,8 +68,17 @@ describe('createAgent, getAgent, listAgents', () => {
         instruction: agentInput.instruction,
         model: 'mock',
         tool: null,
+        tools: [],
+        require_approval: [],
         component: 'Chat',
+        temperature: null,
+        top_p: null,
+        max_output_tokens: null,
+        fallback_models: [],
+        metadata: {},
       },
+      metadata: {},
+      version: 1,
       created_at: '2026-11-22T10:00:00.000Z',
       updated_at: '2026-11-22T10:00:00.000Z',
     };
@@ -195,6 +204,7 @@ describe('updateAgent', () => {
       ...created,
       name: 'Renamed',
       config: { ...created.config, name: 'Renamed' },
+      version: 2,
       updated_at: '2026-11-22T10:00:01.000Z',
     };
     expect(updated).toStrictEqual(expected);

@@ -1,12 +1,24 @@
-import { agentChanges, changedAgent, newAgentConfig, newAgentRecord } from './agents/agent-records.js';
+import { agentShape, newAgentConfig, newAgentRecord } from './agents/agent-records.js';
+import { findVersion, listVersions } from './agents/agent-versions.js';
+import { restoreAgentVersion, updateAgent } from './agents/change-agent.js';
 import { findAgent, findSessionRef, requireAccount } from './agents/find-agent.js';
+import { matchesMetadata, metadataFilter } from './agents/metadata-filter.js';
 import { checkOffered } from './agents/offered.js';
 import { describeModels, describeTools, type ToolInfo } from './discovery.js';
 import { NotFoundError } from './errors/not-found-error.js';
-import { releaseLock, takeLock } from './locks/take-lock.js';
+import { releaseLock } from './locks/take-lock.js';
 import { type AgentListOptions, decodeCursor, encodeCursor, listOrder, type PageOptions, pageLimit } from './paging.js';
 import type { ModelInfo } from './ports/model-provider.js';
-import type { AgentList, AgentRecord, RunEvents, RunResult, SessionList, SessionWithMessages } from './records.js';
+import type {
+  AgentList,
+  AgentRecord,
+  AgentVersion,
+  AgentVersionList,
+  RunEvents,
+  RunResult,
+  SessionList,
+  SessionWithMessages,
+} from './records.js';
 import { runAgent } from './runs/run-agent.js';
 import { lockSession } from './runs/session-lock.js';
 import { streamAgent } from './runs/stream-agent.js';
@@ -74,58 +86,80 @@ export class AgentService {
    * @throws InvalidInputError for a missing, blank or mistyped field, an unsupported model or an unknown tool.
    */
   async createAgent(accountId: string, input: CreateAgentInput): Promise<AgentRecord> {
-    const { store, models, tools, generateId, now } = this.#settings;
+    const { store, models, tools, generateId, now, maxOutputTokens } = this.#settings;
     requireAccount(accountId);
     const config = newAgentConfig(input);
-    checkOffered(models, tools, config);
+    checkOffered(models, tools, config, maxOutputTokens);
     const agent = newAgentRecord(generateId('agent'), config, now());
     await store.createAgent(accountId, agent);
     return agent;
   }
 
-  /** The account's agents, oldest first. */
-  async listAgents(accountId: string): Promise<AgentRecord[]> {
+  /** The account's agents, oldest first; with `metadata`, only those whose metadata has every pair. */
+  async listAgents(accountId: string, options: { metadata?: Record<string, string> } = {}): Promise<AgentRecord[]> {
     requireAccount(accountId);
-    return this.#settings.store.listAgents(accountId);
+    const agents = (await this.#settings.store.listAgents(accountId)).map(agentShape);
+    const filter = metadataFilter(options.metadata);
+    return filter ? agents.filter((a) => matchesMetadata(a, filter)) : agents;
   }
 
   /**
-   * One page of the account's agents, oldest or newest first.
-   * @throws InvalidInputError for a bad `limit`, `cursor` or `order`.
+   * One page of the account's agents, oldest or newest first; with `metadata`, only those whose
+   * metadata has every pair.
+   * @throws InvalidInputError for a bad `limit`, `cursor`, `order` or `metadata`.
    */
   async listAgentsPage(accountId: string, options: AgentListOptions = {}): Promise<AgentList> {
     requireAccount(accountId);
     const limit = pageLimit(options.limit, 20);
     const order = listOrder(options.order);
     const after = decodeCursor(options.cursor);
+    const metadata = metadataFilter(options.metadata);
     const page = await this.#settings.store.listAgentsPage(accountId, {
       limit,
       order,
       ...(after !== undefined && { after }),
+      ...(metadata && { metadata }),
     });
-    return { agents: page.agents, next_cursor: encodeCursor(page.next) };
+    return { agents: page.agents.map(agentShape), next_cursor: encodeCursor(page.next) };
   }
 
   /**
-   * Changes some of an agent's configuration; fields not given keep their value. Validated like
-   * create. Concurrent updates of one agent take turns (on every server sharing the locks), so none
-   * is lost. `updated_at` moves, `created_at` stays.
+   * Changes some of an agent's configuration; fields not given keep their value (`null` clears a
+   * setting; `metadata` is replaced whole). Validated like create. A change makes a new version
+   * (`version` + 1, `updated_at` moves, `created_at` stays); an update that changes nothing returns
+   * the agent as it is. Concurrent updates of one agent take turns (on every server sharing the
+   * locks), so none is lost.
    * @throws NotFoundError; InvalidInputError (also for an input with no field to change); ConflictError.
    */
   async updateAgent(accountId: string, agentId: string, input: UpdateAgentInput): Promise<AgentRecord> {
-    const { store, models, tools, locks, runWaitMs, now } = this.#settings;
-    await this.getAgent(accountId, agentId);
-    const changes = agentChanges(input);
-    const key = `agent:${JSON.stringify([accountId, agentId])}`;
-    const lease = await takeLock(locks, key, { waitMs: runWaitMs, busy: 'The agent is being changed; retry' });
-    try {
-      const agent = changedAgent(await this.getAgent(accountId, agentId), changes, now());
-      checkOffered(models, tools, agent.config);
-      if (!(await store.updateAgent(accountId, agent))) throw new NotFoundError({ message: 'Agent not found' });
-      return agent;
-    } finally {
-      await releaseLock(lease);
-    }
+    return updateAgent(this.#settings, accountId, agentId, input);
+  }
+
+  /**
+   * An agent's versions, newest first, a page at a time.
+   * @throws NotFoundError for an unknown agent; InvalidInputError for a bad `limit` or `cursor`.
+   */
+  async listAgentVersions(accountId: string, agentId: string, options: PageOptions = {}): Promise<AgentVersionList> {
+    const agent = await this.getAgent(accountId, agentId);
+    return listVersions(this.#settings.store, accountId, agent, options);
+  }
+
+  /**
+   * One version of an agent.
+   * @throws NotFoundError for an unknown agent, or "Version not found".
+   */
+  async getAgentVersion(accountId: string, agentId: string, version: number): Promise<AgentVersion> {
+    const agent = await this.getAgent(accountId, agentId);
+    return findVersion(this.#settings.store, accountId, agent, version);
+  }
+
+  /**
+   * Makes an earlier version's configuration the agent's current one, as a new version (the agent
+   * as it is when that configuration is already the current one). Validated like an update.
+   * @throws NotFoundError for an unknown agent or version; InvalidInputError; ConflictError.
+   */
+  async restoreAgentVersion(accountId: string, agentId: string, version: number): Promise<AgentRecord> {
+    return restoreAgentVersion(this.#settings, accountId, agentId, version);
   }
 
   /**

@@ -6,6 +6,8 @@ export {
   type RunObservation,
   type RunOptions,
 } from './agent-service.js';
+export { agentShape } from './agents/agent-records.js';
+export { matchesMetadata } from './agents/metadata-filter.js';
 export { DEFAULT_CONTEXT_WINDOW, estimateTokens } from './context-window.js';
 export { ANY_MODEL, describeModels, describeTools, modelsByProvider, type ToolInfo } from './discovery.js';
 export * from './errors/index.js';
@@ -79,6 +81,7 @@ export {
   type CreateAgentInput,
   createAgentInputSchema,
   FILE_MEDIA_TYPES,
+  type HistoryMessage,
   IMAGE_MEDIA_TYPES,
   type InputPart,
   inputPartSchema,
@@ -86,16 +89,15 @@ export {
   MAX_FALLBACK_MODELS,
   MAX_INPUT_FILE_BYTES,
   MAX_INPUT_FILES_BYTES,
+  MAX_INPUT_LENGTH,
   MAX_INPUT_PARTS,
+  MAX_INSTRUCTION_LENGTH,
   MAX_METADATA_KEY_LENGTH,
   MAX_METADATA_PAIRS,
   MAX_METADATA_VALUE_LENGTH,
+  MAX_NAME_LENGTH,
   MAX_TOOLS,
   METADATA_KEY_PATTERN,
-  type HistoryMessage,
-  MAX_INPUT_LENGTH,
-  MAX_INSTRUCTION_LENGTH,
-  MAX_NAME_LENGTH,
   type RunAgentInput,
   runAgentFieldsSchema,
   runAgentInputSchema,

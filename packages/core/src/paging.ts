@@ -12,6 +12,8 @@ export interface PageOptions {
 export interface AgentListOptions extends PageOptions {
   /** `asc`: oldest first (default); `desc`: newest first. */
   order?: 'asc' | 'desc';
+  /** Only agents whose `metadata` has every one of these pairs (at most 16). */
+  metadata?: Record<string, string>;
 }
 
 /**

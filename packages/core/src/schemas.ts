@@ -47,7 +47,10 @@ const toolName = z
 
 const nameList = (field: string, max: number) =>
   z
-    .array(text(field, MAX_NAME_LENGTH).transform((s) => s.trim()), { error: `${field} must be a list of names` })
+    .array(
+      text(field, MAX_NAME_LENGTH).transform((s) => s.trim()),
+      { error: `${field} must be a list of names` },
+    )
     .max(max, `${field} may name at most ${max}`)
     .refine((names) => new Set(names).size === names.length, `${field} must not name one twice`);
 
@@ -190,9 +193,11 @@ export type InputPart = z.input<typeof inputPartSchema>;
  * `.extend()` with fields of its own (the HTTP adapter's `stream`) and read with {@link withRunRules}.
  */
 export const runAgentFieldsSchema = z.object({
-  input: z.union([text('input', MAX_INPUT_LENGTH), inputPartsSchema], {
-    error: 'input must be a string or a list of parts (text, image, file)',
-  }).optional(),
+  input: z
+    .union([text('input', MAX_INPUT_LENGTH), inputPartsSchema], {
+      error: 'input must be a string or a list of parts (text, image, file)',
+    })
+    .optional(),
   input_data: text('input_data', MAX_INPUT_LENGTH).optional(),
   version: z
     .number({ error: 'version must be a whole number of at least 1' })

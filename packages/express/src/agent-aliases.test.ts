@@ -50,7 +50,14 @@ describe('selectedModel and selectedTool', () => {
       instruction: 'Find things.',
       model: 'echo',
       tool: 'calculator',
+      tools: ['calculator'],
+      require_approval: [],
       component: 'Chat',
+      temperature: null,
+      top_p: null,
+      max_output_tokens: null,
+      fallback_models: [],
+      metadata: {},
     };
     const answered = { ...config, selectedModel: 'echo', selectedTool: 'calculator' };
     const got = await api().get('/agents/agent_1');

@@ -1,4 +1,4 @@
-import type { AgentRecord } from '@agenthost/core';
+import type { AgentRecord, AgentVersion, AgentVersionList } from '@agenthost/core';
 import { isObject } from './is-object.js';
 
 /**
@@ -16,9 +16,31 @@ export type WireAgentConfig = AgentRecord['config'] & { selectedModel: string; s
 /** An agent as the HTTP API answers it. */
 export type WireAgentRecord = Omit<AgentRecord, 'config'> & { config: WireAgentConfig };
 
+/** A version of an agent as the HTTP API answers it. */
+export type WireAgentVersion = Omit<AgentVersion, 'config'> & { config: WireAgentConfig };
+
+/** A page of versions as the HTTP API answers it. */
+export type WireAgentVersionList = Omit<AgentVersionList, 'versions'> & { versions: WireAgentVersion[] };
+
+const wireConfig = (config: AgentRecord['config']): WireAgentConfig => ({
+  ...config,
+  selectedModel: config.model,
+  selectedTool: config.tool,
+});
+
 /** An agent record with the alias fields in its `config`. */
 export function wireAgent(agent: AgentRecord): WireAgentRecord {
-  return { ...agent, config: { ...agent.config, selectedModel: agent.config.model, selectedTool: agent.config.tool } };
+  return { ...agent, config: wireConfig(agent.config) };
+}
+
+/** A page of versions with the alias fields in their `config`. */
+export function wireVersions(list: AgentVersionList): WireAgentVersionList {
+  return { ...list, versions: list.versions.map(wireVersion) };
+}
+
+/** A version with the alias fields in its `config`. */
+export function wireVersion(version: AgentVersion): WireAgentVersion {
+  return { ...version, config: wireConfig(version.config) };
 }
 
 /** `field`'s value, or its alias's when only that is given: a record read, changed and sent back whole keeps a stale alias. */
@@ -43,7 +65,8 @@ export function resolveAliases(body: unknown, offered: readonly string[]): unkno
   if (!isObject(body)) return body;
   const { selectedModel: _model, selectedTool: _tool, ...rest } = body;
   const model = merged(body, 'model', 'selectedModel');
-  const tool = merged(body, 'tool', 'selectedTool');
+  // With `tools` given, `tool` is its first; a `selectedTool` alone is an old client's copy of `tool`, left out.
+  const tool = body.tools !== undefined && body.tool === undefined ? undefined : merged(body, 'tool', 'selectedTool');
   return {
     ...rest,
     ...(model !== undefined && { model }),

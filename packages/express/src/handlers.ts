@@ -1,8 +1,9 @@
 import type { AgentService, RunAgentInput, RunEvent, RunResult, UpdateAgentInput } from '@agenthost/core';
-import { resolveAliases, wireAgent } from './agent-aliases.js';
+import { resolveAliases, wireAgent, wireVersion, wireVersions } from './agent-aliases.js';
 import { type ApiResponse, type RequestLog, success } from './envelope.js';
 import { runInput, updateInput } from './http-bodies.js';
 import { errorResponse } from './http-errors.js';
+import { metadataQuery } from './metadata-query.js';
 
 /** A request as the handlers see it: already authenticated and parsed, with no framework in it. */
 export interface ApiRequest {
@@ -60,6 +61,11 @@ function queryString(query: Record<string, unknown>, name: string): string | und
   return typeof raw === 'string' ? raw : raw === undefined ? undefined : '';
 }
 
+/** A version number in a path; anything else is a number no version has (the service answers 404). */
+function pathVersion(raw: string | undefined): number {
+  return raw !== undefined && /^[1-9]\d{0,8}$/.test(raw) ? Number(raw) : 0;
+}
+
 const page = (query: Record<string, unknown>) => {
   const limit = queryInt(query, 'limit');
   const cursor = queryString(query, 'cursor');
@@ -77,9 +83,10 @@ export function createHandlers(service: AgentService) {
       };
     },
     listAgents: async ({ accountId, query, baseUrl }) => {
+      const metadata = metadataQuery(query);
       // Called as the contract shows (no paging parameter), the list is every agent, oldest first.
       if (!['limit', 'after', 'order'].some((name) => query[name] !== undefined))
-        return success((await service.listAgents(accountId)).map(wireAgent));
+        return success((await service.listAgents(accountId, metadata ? { metadata } : {})).map(wireAgent));
       const limit = queryInt(query, 'limit');
       const cursor = queryString(query, 'after');
       const order = queryString(query, 'order');
@@ -87,18 +94,28 @@ export function createHandlers(service: AgentService) {
         ...(limit !== undefined && { limit }),
         ...(cursor !== undefined && { cursor }),
         ...(order !== undefined && { order: order as 'asc' }),
+        ...(metadata && { metadata }),
       });
       const response = success(page.agents.map(wireAgent));
       if (page.next_cursor !== null) {
         const next = new URLSearchParams({
           ...(limit !== undefined && { limit: String(limit) }),
           ...(order !== undefined && { order }),
+          ...Object.fromEntries(Object.entries(metadata ?? {}).map(([k, v]) => [`metadata[${k}]`, v])),
           after: page.next_cursor,
         });
         response.headers = { 'X-Next-Cursor': page.next_cursor, Link: `<${baseUrl ?? ''}/agents?${next}>; rel="next"` };
       }
       return response;
     },
+    listAgentVersions: async ({ accountId, params, query }) =>
+      success(wireVersions(await service.listAgentVersions(accountId, params.agentId ?? '', page(query)))),
+    getAgentVersion: async ({ accountId, params }) =>
+      success(wireVersion(await service.getAgentVersion(accountId, params.agentId ?? '', pathVersion(params.version)))),
+    restoreAgentVersion: async ({ accountId, params }) =>
+      success(
+        wireAgent(await service.restoreAgentVersion(accountId, params.agentId ?? '', pathVersion(params.version))),
+      ),
     updateAgent: async ({ accountId, params, body }) => {
       const changes = resolveAliases(updateInput(body), service.listTools()) as UpdateAgentInput;
       return success(wireAgent(await service.updateAgent(accountId, params.agentId ?? '', changes)));

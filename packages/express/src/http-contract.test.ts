@@ -134,12 +134,15 @@ function shape({ status, type, body }: Reply) {
 
 /** The agent record of `support` (or of its copy named `name`), made at NOW. */
 function record(agentId: string, name = support.name) {
-  const config = { agent_id: agentId, name, instruction: support.instruction, model: 'echo', tool: null };
+  const config = { agent_id: agentId, name, instruction: support.instruction, model: 'echo', tool: null, tools: [] };
+  const settings = { temperature: null, top_p: null, max_output_tokens: null, fallback_models: [], metadata: {} };
   const aliases = { selectedModel: 'echo', selectedTool: null };
   return {
     agent_id: agentId,
     name,
-    config: { ...config, component: 'Chat', ...aliases },
+    config: { ...config, require_approval: [], component: 'Chat', ...settings, ...aliases },
+    metadata: {},
+    version: 1,
     created_at: NOW,
     updated_at: NOW,
   };
@@ -156,7 +159,7 @@ function ran(output: string, sessionId: string, prompt: number, completion: numb
   return ok({
     output,
     session_id: sessionId,
-    metadata: { model: 'echo', tool_used: null, tokens, omitted_messages: 0, cost: 0 },
+    metadata: { model: 'echo', agent_version: 1, tool_used: null, tokens, omitted_messages: 0, cost: 0 },
   });
 }
 

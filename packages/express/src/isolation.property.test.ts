@@ -1,3 +1,4 @@
+import { isDeepStrictEqual } from 'node:util';
 import {
   type AgentRecord,
   AgentService,
@@ -491,8 +492,17 @@ async function createStep(ctx: StepContext, o: OpOf<'create'>): Promise<string |
       instruction: body.instruction!,
       model: 'echo',
       tool: null,
+      tools: [],
+      require_approval: [],
       component: body.component?.trim() ?? 'Chat',
+      temperature: null,
+      top_p: null,
+      max_output_tokens: null,
+      fallback_models: [],
+      metadata: {},
     },
+    metadata: {},
+    version: 1,
     created_at: now,
     updated_at: now,
   };
@@ -577,9 +587,12 @@ async function updateStep(ctx: StepContext, o: OpOf<'update'>): Promise<string |
     if (c.name !== undefined) config.name = c.name.trim();
     if (c.instruction !== undefined) config.instruction = c.instruction;
     if (c.model !== undefined) config.model = c.model.trim();
-    if (c.tool !== undefined) config.tool = null;
+    if (c.tool !== undefined) Object.assign(config, { tool: null, tools: [] });
     if (c.component !== undefined) config.component = c.component.trim();
-    const record: AgentRecord = { ...agent.record, name: config.name, config, updated_at: model.now() };
+    // A change is a new version; an update that changes nothing leaves the record as it is.
+    const record: AgentRecord = isDeepStrictEqual(config, agent.record.config)
+      ? agent.record
+      : { ...agent.record, name: config.name, config, version: agent.record.version + 1, updated_at: model.now() };
     expectReply(reply, 200, ok(answered(record)));
     agent.record = record;
   }
@@ -617,6 +630,7 @@ function runResult(agent: ModelAgent, input: string, sessionId: string, history:
     session_id: sessionId,
     metadata: {
       model: 'echo',
+      agent_version: agent.record.version,
       tool_used: null,
       tokens: { prompt, completion, total: prompt + completion },
       omitted_messages: 0,

@@ -211,6 +211,13 @@ export const PARAMETERS = {
     description: 'The session id, as a run returned it or the client chose it',
     schema: { type: 'string', pattern: '^[A-Za-z0-9._:-]{1,128}$' },
   },
+  Version: {
+    name: 'version',
+    in: 'path',
+    required: true,
+    description: "A version number of the agent, 1 to the agent's `version`; any other is 404",
+    schema: { type: 'integer', minimum: 1 },
+  },
   Cursor: {
     name: 'cursor',
     in: 'query',

@@ -107,6 +107,9 @@ describe('the document: routes, scopes and servers', () => {
       'PATCH /agents/{agentId}': 'agents:write',
       'PUT /agents/{agentId}': 'agents:write',
       'DELETE /agents/{agentId}': 'agents:write',
+      'GET /agents/{agentId}/versions': 'agents:read',
+      'GET /agents/{agentId}/versions/{version}': 'agents:read',
+      'POST /agents/{agentId}/versions/{version}/restore': 'agents:write',
       'POST /agents/{agentId}/run': 'agents:run',
       'POST /agents/{agentId}/chat': 'agents:run',
       'GET /agents/{agentId}/sessions': 'agents:read',
@@ -213,10 +216,19 @@ const agent = {
     instruction: 'I',
     model: 'echo',
     tool: null,
+    tools: [],
+    require_approval: [],
     component: 'Chat',
+    temperature: null,
+    top_p: null,
+    max_output_tokens: null,
+    fallback_models: [],
+    metadata: {},
     selectedModel: 'echo',
     selectedTool: null,
   },
+  metadata: {},
+  version: 1,
   created_at: '2026-11-22T10:00:00.000Z',
   updated_at: '2026-11-22T10:00:00.000Z',
 };
@@ -510,6 +522,17 @@ describe('every response matches the document: agents', () => {
       (await conform(api().put(`/agents/${id}`, { config: { instruction: 'Be brief.', component: 'Widget' } }))).body
         .data.config,
     ).toMatchObject({ instruction: 'Be brief.', component: 'Widget' });
+    const versions = await conform(api().get(`/agents/${id}/versions?limit=2`));
+    expect(versions.body.data.versions.map((v: { version: number }) => v.version)).toStrictEqual([3, 2]);
+    expect((await conform(api().get(`/agents/${id}/versions?cursor=${versions.body.data.next_cursor}`))).status).toBe(
+      200,
+    );
+    expect((await conform(api().get(`/agents/${id}/versions/1`))).body.data.version).toBe(1);
+    expect((await conform(api().post(`/agents/${id}/versions/1/restore`))).body.data.version).toBe(4);
+    expect((await conform(api().get(`/agents/${id}/versions/9`))).status).toBe(404);
+    expect((await conform(api().post(`/agents/${id}/versions/9/restore`))).status).toBe(404);
+    expect((await conform(api().get('/agents?metadata[team]=x'))).body.data).toStrictEqual([]);
+    expect((await conform(api().get('/agents?metadata[bad key]=x'))).status).toBe(400);
     expect((await conform(api().delete(`/agents/${id}`))).body.data).toStrictEqual({ agent_id: id, deleted: true });
     expect((await conform(api().delete(`/agents/${id}`))).status).toBe(404);
     expect((await conform(api().get(`/agents/${id}`))).status).toBe(404);

@@ -13,7 +13,7 @@ import type {
   ToolInfo,
 } from '@agenthost/core';
 import { z } from 'zod';
-import type { WireAgentConfig, WireAgentRecord } from './agent-aliases.js';
+import type { WireAgentConfig, WireAgentRecord, WireAgentVersion, WireAgentVersionList } from './agent-aliases.js';
 import type { ErrorEnvelope, SuccessEnvelope } from './envelope.js';
 import { ERROR_CODES } from './error-codes.js';
 
@@ -42,8 +42,29 @@ export const agentConfigSchema = component(
       name: z.string().describe('The name, trimmed'),
       instruction: z.string().describe('The system instruction sent with every run'),
       model: z.string().describe("One of the server's model names"),
-      tool: z.string().nullable().describe("One of the server's tool integrations, or `null` for none"),
+      tool: z.string().nullable().describe('The first of `tools`, or `null` when there is none (the single-tool form)'),
+      tools: z
+        .array(z.string())
+        .describe(
+          "The tool integrations the agent may call (the server's built-in, `mcp:<name>` or code-registered ones), in order",
+        ),
+      require_approval: z
+        .array(z.string())
+        .describe(
+          "Which tool calls wait for a person's approval: names of the agent's tool integrations (every tool they give) or of single tools the model sees",
+        ),
       component: z.string().describe("A free label for the client's UI; `Chat` unless given"),
+      temperature: z.number().min(0).max(2).nullable().describe("Sampling temperature; `null` for the model's default"),
+      top_p: z.number().min(0).max(1).nullable().describe("Nucleus sampling; `null` for the model's default"),
+      max_output_tokens: z
+        .int()
+        .positive()
+        .nullable()
+        .describe("Most tokens an answer may have, within the server's bound; `null` for the server's bound"),
+      fallback_models: z
+        .array(z.string())
+        .describe('Models tried in order when the model (then each one before) fails with a provider error'),
+      metadata: z.record(z.string(), z.string()).describe('Free string pairs for the client (at most 16)'),
       selectedModel: z.string().describe('The same as `model` (the name the `truffle-ai` SDK reads)'),
       selectedTool: z.string().nullable().describe('The same as `tool` (the name the `truffle-ai` SDK reads)'),
     })
@@ -58,10 +79,25 @@ export const agentRecordSchema = component(
       agent_id: z.string(),
       name: z.string(),
       config: agentConfigSchema,
+      metadata: z.record(z.string(), z.string()).describe('The same as `config.metadata`; filter the list on it'),
+      version: z.int().positive().describe('The current version: 1 when created, one more with every change'),
       created_at: timestamp('When the agent was created'),
       updated_at: timestamp('When the agent was last changed'),
     })
     .describe('An agent'),
+);
+
+/** One version of an agent. */
+export const agentVersionSchema = component(
+  'AgentVersion',
+  z
+    .object({
+      agent_id: z.string(),
+      version: z.int().positive(),
+      config: agentConfigSchema,
+      created_at: timestamp('When the agent got this configuration'),
+    })
+    .describe('One version of an agent: the configuration it had from `created_at` until the next version'),
 );
 
 /** The `data` of `POST /agents`. */
@@ -96,6 +132,7 @@ export const runMetadataSchema = component(
   z
     .object({
       model: z.string(),
+      agent_version: z.int().positive().describe('The version of the agent the run used'),
       tool_used: z.string().nullable().describe("The agent's tool when the run called it, else `null`"),
       tokens: tokenUsageSchema,
       omitted_messages: z
@@ -257,6 +294,20 @@ export const agentListResponseSchema = component(
   'AgentListResponse',
   successEnvelopeSchema(z.array(agentRecordSchema)),
 );
+/** The `data` of `GET /agents/{agentId}/versions`. */
+export const agentVersionListSchema = component(
+  'AgentVersionList',
+  z
+    .object({ versions: z.array(agentVersionSchema).describe('Newest first'), next_cursor: z.string().nullable() })
+    .describe("One page of an agent's versions"),
+);
+/** `GET /agents/{agentId}/versions/{version}`. */
+export const agentVersionResponseSchema = component('AgentVersionResponse', successEnvelopeSchema(agentVersionSchema));
+/** `GET /agents/{agentId}/versions`. */
+export const agentVersionListResponseSchema = component(
+  'AgentVersionListResponse',
+  successEnvelopeSchema(agentVersionListSchema),
+);
 /** `DELETE /agents/{agentId}`. */
 export const agentDeletedResponseSchema = component('AgentDeletedResponse', successEnvelopeSchema(agentDeletedSchema));
 /** `POST /agents/{agentId}/run` answered as JSON. */
@@ -325,6 +376,8 @@ type EventData<K extends RunEvent['type']> = Omit<Extract<RunEvent, { type: K }>
 export type ResponseSchemasMatchTypes = [
   Assert<Same<z.infer<typeof agentConfigSchema>, WireAgentConfig>>,
   Assert<Same<z.infer<typeof agentRecordSchema>, WireAgentRecord>>,
+  Assert<Same<z.infer<typeof agentVersionSchema>, WireAgentVersion>>,
+  Assert<Same<z.infer<typeof agentVersionListSchema>, WireAgentVersionList>>,
   Assert<Same<z.infer<typeof agentCreatedSchema>, Pick<AgentRecord, 'agent_id' | 'created_at'>>>,
   Assert<Same<z.infer<typeof tokenUsageSchema>, TokenUsage>>,
   Assert<Same<z.infer<typeof runMetadataSchema>, RunMetadata>>,

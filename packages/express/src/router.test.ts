@@ -62,10 +62,19 @@ const created = {
     instruction: 'You are helpful.',
     model: 'echo',
     tool: null,
+    tools: [],
+    require_approval: [],
     component: 'Chat',
+    temperature: null,
+    top_p: null,
+    max_output_tokens: null,
+    fallback_models: [],
+    metadata: {},
     selectedModel: 'echo',
     selectedTool: null,
   },
+  metadata: {},
+  version: 1,
   created_at: '2026-11-22T10:00:00.000Z',
   updated_at: '2026-11-22T10:00:00.000Z',
 };
@@ -116,6 +125,7 @@ describe('mounted in a host app', () => {
           session_id: 'session_1',
           metadata: {
             model: 'echo',
+            agent_version: 1,
             tool_used: null,
             tokens: { prompt: 12, completion: 4, total: 16 },
             omitted_messages: 0,
@@ -528,7 +538,12 @@ describe('changing agents', () => {
     });
     expect([patched.status, patched.body.data]).toStrictEqual([
       200,
-      { ...created, config: { ...created.config, instruction: 'Be terse.' }, updated_at: '2026-11-22T10:01:00.000Z' },
+      {
+        ...created,
+        config: { ...created.config, instruction: 'Be terse.' },
+        version: 2,
+        updated_at: '2026-11-22T10:01:00.000Z',
+      },
     ]);
     const bad = await key(request(app).patch('/api/v1/agents/agent_1')).send({ model: 'gpt-9', name: '' });
     expect([bad.status, Object.keys(bad.body.details)]).toStrictEqual([400, ['name']]);
@@ -554,14 +569,10 @@ describe('changing agents', () => {
       config: { instruction: 'New.', model: 'echo', tool: 'None', component: 'Widget' },
     });
     expect(put.body.data.config).toStrictEqual({
-      agent_id: 'agent_1',
+      ...created.config,
       name: 'Renamed',
       instruction: 'New.',
-      model: 'echo',
-      tool: null,
       component: 'Widget',
-      selectedModel: 'echo',
-      selectedTool: null,
     });
     expect(put.body.data.name).toBe('Renamed');
   });

@@ -7,6 +7,8 @@ import {
   agentDeletedResponseSchema,
   agentListResponseSchema,
   agentResponseSchema,
+  agentVersionListResponseSchema,
+  agentVersionResponseSchema,
   chatResponseSchema,
   modelListResponseSchema,
   runResponseSchema,
@@ -26,6 +28,9 @@ export type RouteHandlerName =
   | 'getAgent'
   | 'updateAgent'
   | 'deleteAgent'
+  | 'listAgentVersions'
+  | 'getAgentVersion'
+  | 'restoreAgentVersion'
   | 'runAgent'
   | 'chatAgent'
   | 'listSessions'
@@ -128,7 +133,7 @@ export const ROUTES: readonly RouteDefinition[] = Object.freeze<RouteDefinition[
     tag: 'Agents',
     summary: 'List agents',
     description:
-      'Without paging parameters, every agent of the account, oldest first. With any of `limit`, `after` or `order`, one page: the `X-Next-Cursor` and `Link` headers point to the next page and are absent on the last.',
+      'Without paging parameters, every agent of the account, oldest first. With any of `limit`, `after` or `order`, one page: the `X-Next-Cursor` and `Link` headers point to the next page and are absent on the last. `metadata[<key>]=<value>` (repeatable, up to 16 keys) keeps only agents whose metadata has every pair given.',
     answers: 'The agents.',
     parameters: [
       limit(20, 'Page size, 1 to 100 (default 20 when paging)'),
@@ -145,6 +150,16 @@ export const ROUTES: readonly RouteDefinition[] = Object.freeze<RouteDefinition[
         required: false,
         description: '`asc`: oldest first (default); `desc`: newest first',
         schema: { type: 'string', enum: ['asc', 'desc'], default: 'asc' },
+      },
+      {
+        name: 'metadata',
+        in: 'query',
+        required: false,
+        style: 'deepObject',
+        explode: true,
+        description:
+          'Only agents whose metadata has every pair: `metadata[team]=support&metadata[tier]=gold`. A malformed key, a key given twice or a bad value is a 400',
+        schema: { type: 'object', additionalProperties: { type: 'string', maxLength: 512 }, maxProperties: 16 },
       },
     ],
     headers: { 'X-Next-Cursor': 'XNextCursor', Link: 'Link' },
@@ -167,7 +182,7 @@ export const ROUTES: readonly RouteDefinition[] = Object.freeze<RouteDefinition[
     operationId: 'updateAgent',
     summary: 'Change an agent',
     description:
-      'Changes the fields given; the others keep their value. Concurrent changes of one agent take turns, so none is lost. `updated_at` moves, `created_at` stays.',
+      'Changes the fields given; the others keep their value (`null` clears a setting; `metadata` is replaced whole; `tool` and `tools` are one field). A change makes a new version (`version` + 1, `updated_at` moves, `created_at` stays); a body that changes nothing answers the agent as it is. Concurrent changes of one agent take turns, so none is lost.',
   },
   {
     ...CHANGE_AGENT,
@@ -189,6 +204,48 @@ export const ROUTES: readonly RouteDefinition[] = Object.freeze<RouteDefinition[
     summary: 'Delete an agent',
     description: 'Deletes the agent and all of its sessions; a second delete is 404.',
     answers: 'The agent was deleted.',
+  },
+  {
+    method: 'get',
+    path: '/agents/{agentId}/versions',
+    operationId: 'listAgentVersions',
+    scope: 'agents:read',
+    handler: 'listAgentVersions',
+    response: agentVersionListResponseSchema,
+    statuses: guarded(404),
+    tag: 'Agents',
+    summary: "List an agent's versions",
+    description:
+      'Every change of an agent makes a version: its number and configuration, and when it began. Newest first, one page at a time.',
+    answers: 'One page of versions.',
+    parameters: [limit(20), 'Cursor'],
+  },
+  {
+    method: 'get',
+    path: '/agents/{agentId}/versions/{version}',
+    operationId: 'getAgentVersion',
+    scope: 'agents:read',
+    handler: 'getAgentVersion',
+    response: agentVersionResponseSchema,
+    statuses: guarded(404),
+    tag: 'Agents',
+    summary: 'Get a version of an agent',
+    description: 'A version number the agent never had is 404 (`Version not found`).',
+    answers: 'The version.',
+  },
+  {
+    method: 'post',
+    path: '/agents/{agentId}/versions/{version}/restore',
+    operationId: 'restoreAgentVersion',
+    scope: 'agents:write',
+    handler: 'restoreAgentVersion',
+    response: agentResponseSchema,
+    statuses: guarded(404, 409),
+    tag: 'Agents',
+    summary: 'Restore a version of an agent',
+    description:
+      "Makes the version's configuration the agent's current one, as a new version (the agent keeps its id; restoring the configuration it already has changes nothing). Checked like a change: a version naming a model or tool the server no longer offers is a 400. Takes no body.",
+    answers: 'The agent, with its new version.',
   },
   {
     method: 'post',

@@ -21,9 +21,11 @@ describe("KeyvStore over Keyv's in-memory Map", () => {
       { role: 'user', content: 'hi', created_at: 'x' },
     ]);
     const keys = [...map.keys()];
-    // The agent, the account's agent index (entry, count) and the agent's place in it, the agent's
-    // session index (entry, count), one message and the session's meta record.
+    // The agent's version 1 (before the record), the agent, the account's agent index (entry, count)
+    // and the agent's place in it, the agent's session index (entry, count), one message and the
+    // session's meta record.
     expect(keys.map((k) => k.replace(/[A-Za-z0-9_-]{43}/, 'H'))).toStrictEqual([
+      'keyv:agent-version:H:1',
       'keyv:agent:H',
       'keyv:agents:H:0',
       'keyv:agent:H:pos',

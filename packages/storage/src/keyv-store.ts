@@ -4,6 +4,7 @@ import {
   type AgentPage,
   type AgentRecord,
   type AgentStore,
+  type AgentVersion,
   type ApiKeyRecord,
   type ApiKeyStore,
   type HostSecretStore,
@@ -13,11 +14,14 @@ import {
   type Lease,
   type LockProvider,
   type MessageWindow,
+  matchesMetadata,
+  type PendingTurn,
   type SessionInfo,
   type SessionMessage,
   type SessionPage,
   type SessionRef,
   StorageUnavailableError,
+  type VersionPage,
 } from '@agenthost/core';
 import type Keyv from 'keyv';
 import { withDeadline } from './deadline.js';
@@ -88,6 +92,7 @@ export class KeyvStore implements AgentStore, ApiKeyStore, IdempotencyStore, Hos
   async createAgent(accountId: string, agent: AgentRecord): Promise<void> {
     const index = `agents:${digest(accountId)}`;
     const key = `agent:${digest(accountId, agent.agent_id)}`;
+    await this.#keepVersion(accountId, agent);
     await this.#set(key, agent);
     await this.#locked(`index:${index}`, async (lease) => {
       const n = await this.#count(`${index}:n`);
@@ -100,7 +105,12 @@ export class KeyvStore implements AgentStore, ApiKeyStore, IdempotencyStore, Hos
 
   async listAgentsPage(
     accountId: string,
-    { limit, after, order }: { limit: number; after?: number; order: 'asc' | 'desc' },
+    {
+      limit,
+      after,
+      order,
+      metadata,
+    }: { limit: number; after?: number; order: 'asc' | 'desc'; metadata?: Readonly<Record<string, string>> },
   ): Promise<AgentPage> {
     const index = `agents:${digest(accountId)}`;
     const n = await this.#count(`${index}:n`);
@@ -118,7 +128,7 @@ export class KeyvStore implements AgentStore, ApiKeyStore, IdempotencyStore, Hos
       for (const p of positions) {
         if (agents.length === limit) break;
         const agent = found.get(p);
-        if (agent) agents.push(agent);
+        if (agent && (!metadata || matchesMetadata(agent, metadata))) agents.push(agent);
         last = p;
         pos = p + step;
       }
@@ -129,14 +139,50 @@ export class KeyvStore implements AgentStore, ApiKeyStore, IdempotencyStore, Hos
   async updateAgent(accountId: string, agent: AgentRecord): Promise<boolean> {
     const key = `agent:${digest(accountId, agent.agent_id)}`;
     if (!(await this.#call(() => this.#keyv.get(key)))) return false;
+    // The version first, the record last: a reader never sees a record whose version is not kept.
+    await this.#keepVersion(accountId, agent);
     await this.#set(key, agent);
     return true;
+  }
+
+  async getAgentVersion(accountId: string, agentId: string, version: number): Promise<AgentVersion | undefined> {
+    if (!Number.isSafeInteger(version) || version < 1) return undefined;
+    return this.#call(() => this.#keyv.get<AgentVersion>(versionKey(accountId, agentId, version)));
+  }
+
+  async listAgentVersions(
+    accountId: string,
+    agentId: string,
+    { limit, before }: { limit: number; before?: number },
+  ): Promise<VersionPage> {
+    const agent = await this.getAgent(accountId, agentId);
+    const top = agent?.version ?? 0;
+    const from = Math.min(before ?? top + 1, top + 1) - 1;
+    const numbers = range(Math.max(1, from - limit + 1), from + 1).reverse();
+    const kept = await this.#getMany<AgentVersion>(numbers.map((n) => versionKey(accountId, agentId, n)));
+    // Every version below the record's was written before it: a gap means the read failed.
+    if (kept.some((v) => v === undefined))
+      throw new StorageUnavailableError({ message: "An agent's versions could not be read whole" });
+    const last = numbers.at(-1);
+    return { versions: kept as AgentVersion[], next: last !== undefined && last > 1 ? last : null };
+  }
+
+  /** Keeps `agent`'s configuration as its version `agent.version`. */
+  async #keepVersion(accountId: string, agent: AgentRecord): Promise<void> {
+    const version: AgentVersion = {
+      agent_id: agent.agent_id,
+      version: agent.version,
+      config: agent.config,
+      created_at: agent.updated_at,
+    };
+    await this.#set(versionKey(accountId, agent.agent_id, agent.version), version);
   }
 
   async deleteAgent(accountId: string, agentId: string): Promise<boolean> {
     const key = `agent:${digest(accountId, agentId)}`;
     const pos = await this.#call(() => this.#keyv.get<number>(`${key}:pos`));
-    if (pos === undefined || !(await this.#call(() => this.#keyv.get(key)))) return false;
+    const record = pos === undefined ? undefined : await this.#call(() => this.#keyv.get<AgentRecord>(key));
+    if (pos === undefined || !record) return false;
     // The index entry becomes a tombstone first: from then on the agent is gone from every list.
     await this.#set(`agents:${digest(accountId)}:${pos}`, null);
     await this.#call(() => this.#keyv.delete(key));
@@ -150,7 +196,19 @@ export class KeyvStore implements AgentStore, ApiKeyStore, IdempotencyStore, Hos
     await this.#call(() =>
       this.#keyv.deleteMany([...range(0, count).map((j) => `${sessions}:${j}`), `${sessions}:n`, `${key}:pos`]),
     );
+    await this.#deleteVersions(accountId, agentId, record.version ?? 0);
     return true;
+  }
+
+  /**
+   * Deletes the versions of a deleted agent: 1 to `top`, and one more (left by an update that failed
+   * after writing its version).
+   */
+  async #deleteVersions(accountId: string, agentId: string, top: number): Promise<void> {
+    for (let from = 1; from <= top + 1; from += BATCH) {
+      const keys = range(from, Math.min(top + 2, from + BATCH)).map((n) => versionKey(accountId, agentId, n));
+      await this.#call(() => this.#keyv.deleteMany(keys));
+    }
   }
 
   /** The agents at `positions` of an account's index, skipping tombstones of deleted ones. */
@@ -195,6 +253,11 @@ export class KeyvStore implements AgentStore, ApiKeyStore, IdempotencyStore, Hos
       this.#stillHeld(lease);
       await this.#set(`${key}:meta`, { ...meta, n: meta.n + messages.length, updated_at: messages.at(-1)!.created_at });
     });
+  }
+
+  // Pending turns are not kept yet: no session has one.
+  async getPendingTurn(_session: SessionRef): Promise<PendingTurn | undefined> {
+    return undefined;
   }
 
   async readMessages(session: SessionRef, window: MessageWindow = {}): Promise<SessionMessage[]> {
@@ -463,6 +526,10 @@ const info = (meta: SessionMeta): SessionInfo => ({
   updated_at: meta.updated_at,
   message_count: meta.n,
 });
+
+function versionKey(accountId: string, agentId: string, version: number): string {
+  return `agent-version:${digest(accountId, agentId)}:${version}`;
+}
 
 function sessionKey({ accountId, agentId, sessionId }: SessionRef): string {
   return `session:${digest(accountId, agentId, sessionId)}`;

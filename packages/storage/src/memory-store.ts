@@ -2,18 +2,21 @@ import type {
   AgentPage,
   AgentRecord,
   AgentStore,
+  AgentVersion,
   ApiKeyRecord,
   ApiKeyStore,
   HostSecretStore,
   IdempotencyRecord,
   IdempotencyStore,
   MessageWindow,
+  PendingTurn,
   SessionInfo,
   SessionMessage,
   SessionPage,
   SessionRef,
+  VersionPage,
 } from '@agenthost/core';
-import { memoryIdempotencyStore } from '@agenthost/core';
+import { matchesMetadata, memoryIdempotencyStore } from '@agenthost/core';
 
 interface StoredSession {
   info: SessionInfo;
@@ -36,8 +39,11 @@ export class MemoryStore implements AgentStore, ApiKeyStore, IdempotencyStore, H
   readonly #sessions = new Map<string, StoredSession>();
   /** Per (account, agent): session ids by position, `undefined` where one was deleted. */
   readonly #indexes = new Map<string, (string | undefined)[]>();
+  /** Per (account, agent): kept versions by number. */
+  readonly #versions = new Map<string, Map<number, AgentVersion>>();
 
   async createAgent(accountId: string, agent: AgentRecord): Promise<void> {
+    this.#keepVersion(accountId, agent);
     const agents = this.#agents.get(accountId) ?? new Map<string, AgentRecord>();
     this.#agents.set(accountId, agents);
     agents.set(agent.agent_id, structuredClone(agent));
@@ -48,7 +54,12 @@ export class MemoryStore implements AgentStore, ApiKeyStore, IdempotencyStore, H
 
   async listAgentsPage(
     accountId: string,
-    { limit, after, order }: { limit: number; after?: number; order: 'asc' | 'desc' },
+    {
+      limit,
+      after,
+      order,
+      metadata,
+    }: { limit: number; after?: number; order: 'asc' | 'desc'; metadata?: Readonly<Record<string, string>> },
   ): Promise<AgentPage> {
     const index = this.#agentIndexes.get(accountId) ?? [];
     const agents: AgentRecord[] = [];
@@ -57,7 +68,7 @@ export class MemoryStore implements AgentStore, ApiKeyStore, IdempotencyStore, H
     for (; pos >= 0 && pos < index.length && agents.length < limit; pos += step) {
       const id = index[pos];
       const agent = id === undefined ? undefined : this.#agents.get(accountId)?.get(id);
-      if (agent) agents.push(structuredClone(agent));
+      if (agent && (!metadata || matchesMetadata(agent, metadata))) agents.push(structuredClone(agent));
     }
     const rest = order === 'asc' ? index.slice(pos) : index.slice(0, Math.max(0, pos + 1));
     return { agents, next: agents.length > 0 && rest.some((id) => id !== undefined) ? pos - step : null };
@@ -66,6 +77,7 @@ export class MemoryStore implements AgentStore, ApiKeyStore, IdempotencyStore, H
   async updateAgent(accountId: string, agent: AgentRecord): Promise<boolean> {
     const agents = this.#agents.get(accountId);
     if (!agents?.has(agent.agent_id)) return false;
+    this.#keepVersion(accountId, agent);
     agents.set(agent.agent_id, structuredClone(agent));
     return true;
   }
@@ -78,7 +90,42 @@ export class MemoryStore implements AgentStore, ApiKeyStore, IdempotencyStore, H
       if (sessionId !== undefined) this.#sessions.delete(sessionKey({ accountId, agentId, sessionId }));
     }
     this.#indexes.delete(JSON.stringify([accountId, agentId]));
+    this.#versions.delete(JSON.stringify([accountId, agentId]));
     return true;
+  }
+
+  async getAgentVersion(accountId: string, agentId: string, version: number): Promise<AgentVersion | undefined> {
+    const kept = this.#versions.get(JSON.stringify([accountId, agentId]))?.get(version);
+    return kept && structuredClone(kept);
+  }
+
+  async listAgentVersions(
+    accountId: string,
+    agentId: string,
+    { limit, before }: { limit: number; before?: number },
+  ): Promise<VersionPage> {
+    const kept = this.#versions.get(JSON.stringify([accountId, agentId]));
+    const top = this.#agents.get(accountId)?.get(agentId)?.version ?? 0;
+    const versions: AgentVersion[] = [];
+    let n = Math.min(before ?? top + 1, top + 1) - 1;
+    for (; n >= 1 && versions.length < limit; n--) {
+      const version = kept?.get(n);
+      if (version) versions.push(structuredClone(version));
+    }
+    return { versions, next: n >= 1 && versions.length > 0 ? n + 1 : null };
+  }
+
+  /** Keeps `agent`'s configuration as its version `agent.version`. */
+  #keepVersion(accountId: string, agent: AgentRecord): void {
+    const key = JSON.stringify([accountId, agent.agent_id]);
+    const kept = this.#versions.get(key) ?? new Map<number, AgentVersion>();
+    this.#versions.set(key, kept);
+    kept.set(agent.version, {
+      agent_id: agent.agent_id,
+      version: agent.version,
+      config: structuredClone(agent.config),
+      created_at: agent.updated_at,
+    });
   }
 
   async getAgent(accountId: string, agentId: string): Promise<AgentRecord | undefined> {
@@ -112,6 +159,11 @@ export class MemoryStore implements AgentStore, ApiKeyStore, IdempotencyStore, H
     stored.messages.push(...structuredClone(messages));
     stored.info.message_count = stored.messages.length;
     stored.info.updated_at = messages.at(-1)!.created_at;
+  }
+
+  // Pending turns are not kept yet: no session has one.
+  async getPendingTurn(_session: SessionRef): Promise<PendingTurn | undefined> {
+    return undefined;
   }
 
   async readMessages(session: SessionRef, window: MessageWindow = {}): Promise<SessionMessage[]> {

@@ -2,6 +2,7 @@ import { NotFoundError } from '../errors/not-found-error.js';
 import type { AgentStore, SessionRef } from '../ports/agent-store.js';
 import type { AgentRecord } from '../records.js';
 import { SESSION_ID_PATTERN } from '../schemas.js';
+import { agentShape } from './agent-records.js';
 
 /** Longest id a caller can name: ids the service makes are far shorter. */
 const MAX_ID_LENGTH = 128;
@@ -13,7 +14,7 @@ export function requireAccount(accountId: string): void {
 }
 
 /**
- * One agent of the account.
+ * One agent of the account, in its current shape (see `agentShape`).
  * @throws NotFoundError when it does not exist or belongs to another account (the same error).
  */
 export async function findAgent(store: AgentStore, accountId: string, agentId: string): Promise<AgentRecord> {
@@ -24,7 +25,7 @@ export async function findAgent(store: AgentStore, accountId: string, agentId: s
       ? await store.getAgent(accountId, agentId)
       : undefined;
   if (!agent) throw new NotFoundError({ message: 'Agent not found' });
-  return agent;
+  return agentShape(agent);
 }
 
 /**

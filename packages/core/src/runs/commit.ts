@@ -31,6 +31,7 @@ export async function commitRun(
     session_id: run.session.sessionId,
     metadata: {
       model: run.agent.config.model,
+      agent_version: run.agentVersion,
       tool_used: calledTool ? run.agent.config.tool : null,
       tokens: { prompt, completion, total: prompt + completion },
       omitted_messages: run.omitted,

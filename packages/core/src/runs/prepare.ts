@@ -1,4 +1,5 @@
 import type { ModelMessage, ToolSet } from 'ai';
+import { configForRun } from '../agents/agent-versions.js';
 import { findAgent } from '../agents/find-agent.js';
 import { agentModel } from '../agents/offered.js';
 import { infoOf } from '../discovery.js';
@@ -26,7 +27,10 @@ export interface RunRequest {
 
 /** A run that is ready for its model call: everything checked, the session locked, the history read. */
 export interface PreparedRun {
+  /** The agent, with the configuration of the version the run uses. */
   agent: AgentRecord;
+  /** The version of the agent the run uses (`metadata.agent_version`). */
+  agentVersion: number;
   model: ChatModel;
   /** What is known of the model (its price, for the run's cost). */
   info: ModelInfo;
@@ -55,8 +59,10 @@ export async function prepareRun(
   settings: ServiceSettings,
   { accountId, agentId, input, signal, history: sent }: RunRequest,
 ): Promise<PreparedRun> {
-  const agent = await findAgent(settings.store, accountId, agentId);
+  const found = await findAgent(settings.store, accountId, agentId);
   const run = parseInput(runAgentInputSchema, input);
+  const { config, version: agentVersion } = await configForRun(settings.store, accountId, found, run.version);
+  const agent: AgentRecord = { ...found, config };
   if (run.input.length > settings.maxInputChars)
     throw invalidField('input', `input must be at most ${settings.maxInputChars} characters`);
   const output = await outputFormat({
@@ -85,6 +91,7 @@ export async function prepareRun(
     const startedAt = settings.now().toISOString();
     return {
       agent,
+      agentVersion,
       model,
       info,
       session,
