@@ -19,10 +19,18 @@ import type {
   SessionList,
   SessionWithMessages,
 } from './records.js';
+import { type ApprovalRequest, respondToApproval, streamApprovalResponse } from './runs/approvals.js';
+import { partsOf } from './runs/message-parts.js';
 import { runAgent } from './runs/run-agent.js';
 import { lockSession } from './runs/session-lock.js';
 import { streamAgent } from './runs/stream-agent.js';
-import type { CreateAgentInput, HistoryMessage, RunAgentInput, UpdateAgentInput } from './schemas.js';
+import type {
+  ApprovalResponseInput,
+  CreateAgentInput,
+  HistoryMessage,
+  RunAgentInput,
+  UpdateAgentInput,
+} from './schemas.js';
 import { type AgentServiceOptions, type ServiceSettings, serviceSettings } from './service-options.js';
 
 export type { AgentListOptions, PageOptions } from './paging.js';
@@ -219,6 +227,41 @@ export class AgentService {
   }
 
   /**
+   * Answers a tool call that waits for approval (`approve`, and a `reason` the model is told of a
+   * denial). While other calls of the turn still wait, the result lists them (`requires_approval`);
+   * once all are answered the turn goes on, on the agent version it started with: an approved tool
+   * runs once, and the finished turn is stored as one.
+   * @throws NotFoundError for an unknown agent, session or approval; InvalidInputError for a bad
+   *   answer; ConflictError when a run of the session holds it past `runWaitMs`; what a run throws.
+   */
+  async respondToApproval(
+    accountId: string,
+    agentId: string,
+    sessionId: string,
+    approvalId: string,
+    input: ApprovalResponseInput,
+    options: Pick<RunOptions, 'signal'> = {},
+  ): Promise<RunResult> {
+    return respondToApproval(
+      this.#settings,
+      approvalRequest(accountId, agentId, sessionId, approvalId, input, options),
+    );
+  }
+
+  /** {@link respondToApproval}, with the turn's events as it goes on, like {@link streamAgent}. */
+  async streamApprovalResponse(
+    accountId: string,
+    agentId: string,
+    sessionId: string,
+    approvalId: string,
+    input: ApprovalResponseInput,
+    options: Pick<RunOptions, 'signal'> = {},
+  ): Promise<RunEvents> {
+    const request = approvalRequest(accountId, agentId, sessionId, approvalId, input, options);
+    return streamApprovalResponse(this.#settings, request);
+  }
+
+  /**
    * The account's sessions of an agent, newest first, a page at a time.
    * @throws NotFoundError for an unknown agent; InvalidInputError for a bad `limit` or `cursor`.
    */
@@ -249,9 +292,15 @@ export class AgentService {
     const offset = decodeCursor(options.cursor) ?? 0;
     const info = await store.getSession(session);
     if (!info) throw new NotFoundError({ message: 'Session not found' });
-    const messages = await store.readMessages(session, { offset, limit });
+    const messages = (await store.readMessages(session, { offset, limit })).map(partsOf);
+    const pending = await store.getPendingTurn(session);
     const next = offset + messages.length;
-    return { ...info, messages, next_cursor: next < info.message_count ? encodeCursor(next) : null };
+    return {
+      ...info,
+      pending_approvals: pending?.approvals ?? [],
+      messages,
+      next_cursor: next < info.message_count ? encodeCursor(next) : null,
+    };
   }
 
   /**
@@ -268,4 +317,15 @@ export class AgentService {
       await releaseLock(lease);
     }
   }
+}
+
+function approvalRequest(
+  accountId: string,
+  agentId: string,
+  sessionId: string,
+  approvalId: string,
+  input: ApprovalResponseInput,
+  { signal }: Pick<RunOptions, 'signal'>,
+): ApprovalRequest {
+  return { accountId, agentId, sessionId, approvalId, input, signal };
 }

@@ -1,5 +1,6 @@
 import {
   type AgentService,
+  approvalResponseSchema,
   type HistoryMessage,
   InvalidInputError,
   parseInput,
@@ -83,6 +84,43 @@ export interface ChatRequest {
   history?: HistoryMessage[];
 }
 
+/** A person's answer to one approval, as `useChat`'s `addToolApprovalResponse` put it on a tool part. */
+export interface ChatApproval {
+  approval_id: string;
+  tool_call_id: string;
+  approve: boolean;
+  reason?: string;
+}
+
+/** The AI SDK's follow-up after approvals were answered: the session, and the answers in the message's order. */
+export interface ChatApprovals {
+  session_id: string;
+  approvals: ChatApproval[];
+  /** The id of the client's assistant message, which the resumed run goes on in. */
+  message_id?: string;
+}
+
+/** Most approvals one follow-up may answer. */
+export const MAX_CHAT_APPROVALS = 64;
+
+const ID = z
+  .string({ error: 'must be a string' })
+  .min(1, 'must not be empty')
+  .max(256, 'must be at most 256 characters');
+
+/** A tool part of the AI SDK's whose approval was answered on the client (state `approval-responded`). */
+const respondedToolPartSchema = z.object({
+  toolCallId: ID,
+  state: z.literal('approval-responded'),
+  approval: z.object({
+    id: ID,
+    approved: approvalResponseSchema.shape.approve,
+    reason: approvalResponseSchema.shape.reason.nullish(),
+  }),
+});
+
+const isToolPart = (part: { type: string }) => part.type.startsWith('tool-') || part.type === 'dynamic-tool';
+
 /** Whether a chat body is the AI SDK's: one of its messages has `parts`. */
 export function isUiChat(body: unknown): boolean {
   return (
@@ -100,15 +138,79 @@ function runFields(session: string | null | undefined, version: number | null | 
   return { ...(session != null && { session_id: session }), ...(version != null && { version }) };
 }
 
-function uiChat(body: unknown, sessionHeader: string | undefined): ChatRequest {
+type UiChatBody = z.output<typeof uiChatBodySchema>;
+type UiChatMessage = UiChatBody['messages'][number];
+
+/** The answered approvals of the last assistant message's tool parts, each checked (400 naming where a bad one is). */
+function respondedApprovals(message: UiChatMessage, at: number): ChatApproval[] {
+  const approvals: ChatApproval[] = [];
+  for (const [index, part] of message.parts.entries()) {
+    if (!isToolPart(part) || (part as { state?: unknown }).state !== 'approval-responded') continue;
+    const parsed = respondedToolPartSchema.safeParse(part);
+    const path = ['messages', at, 'parts', index];
+    if (!parsed.success) {
+      const issue = parsed.error.issues[0]!;
+      const where = [...path, ...issue.path].join('.');
+      throw new InvalidInputError({
+        details: { messages: { message: `${where} ${issue.message}`, path: [...path, ...issue.path] as never } },
+      });
+    }
+    const { toolCallId, approval } = parsed.data;
+    approvals.push({
+      approval_id: approval.id,
+      tool_call_id: toolCallId,
+      approve: approval.approved,
+      ...(approval.reason != null && { reason: approval.reason }),
+    });
+  }
+  if (approvals.length > MAX_CHAT_APPROVALS)
+    throw new InvalidInputError({
+      details: {
+        messages: {
+          message: `at most ${MAX_CHAT_APPROVALS} approvals may be answered at once`,
+          path: ['messages', at],
+        },
+      },
+    });
+  return approvals;
+}
+
+/**
+ * The AI SDK's follow-up after `addToolApprovalResponse`: the last message is the assistant's, its
+ * tool parts answered. The session is the body's, the header's, or the one the stream's metadata
+ * gave the message.
+ */
+function approvalChat(chat: UiChatBody, last: UiChatMessage, sessionHeader: string | undefined): ChatApprovals {
+  const approvals = respondedApprovals(last, chat.messages.length - 1);
+  if (approvals.length === 0) throw noUserMessage();
+  const metadata = (last as { metadata?: unknown }).metadata;
+  const fromMetadata = isObject(metadata) ? metadata.session_id : undefined;
+  const session = chat.session_id ?? sessionHeader ?? fromMetadata;
+  if (typeof session !== 'string' || !SESSION_ID_PATTERN.test(session))
+    throw new InvalidInputError({
+      details: {
+        session_id: {
+          message: 'session_id is required to answer approvals: send the session the approvals belong to',
+          path: ['session_id'],
+        },
+      },
+    });
+  return { session_id: session, approvals, ...(last.id !== undefined && { message_id: last.id }) };
+}
+
+function uiChat(body: unknown, sessionHeader: string | undefined): ChatRequest | ChatApprovals {
   const chat = parseInput(uiChatBodySchema, body);
   // The last message is the one to answer; the stored session, not the client's copy, is the history.
   const last = chat.messages.at(-1);
+  if (last?.role === 'assistant') return approvalChat(chat, last, sessionHeader);
   // Text and attached files (useChat's file parts) become the run's input.
   const input = uiMessageInput(last?.role === 'user' ? (last.parts as UiPart[]) : []);
   if (typeof input === 'string' ? input.trim() === '' : input.length === 0) throw noUserMessage();
   return { input: { input, ...runFields(chat.session_id ?? sessionHeader, chat.version) } };
 }
+
+/** Whether a UI chat request answers approvals rather than starting a run. */
+export const answersApprovals = (chat: ChatRequest | ChatApprovals): chat is ChatApprovals => 'approvals' in chat;
 
 function truffleChat(body: unknown): ChatRequest {
   const chat = parseInput(truffleChatBodySchema, body);
@@ -121,22 +223,32 @@ function truffleChat(body: unknown): ChatRequest {
   return { input, history };
 }
 
+/** Reads a body with `read`; the agent is looked up before a bad body is reported, so an unknown agent is a 404 whatever the body. */
+async function agentFirst<T>(service: AgentService, accountId: string, agentId: string, read: () => T): Promise<T> {
+  try {
+    return read();
+  } catch (error) {
+    await service.getAgent(accountId, agentId);
+    throw error;
+  }
+}
+
+/** The `truffle-ai` SDK's chat body as the service takes it (see {@link truffleChatBodySchema}). */
+export function chatRequest(service: AgentService, accountId: string, agentId: string, body: unknown) {
+  return agentFirst(service, accountId, agentId, () => truffleChat(body));
+}
+
 /**
- * A chat body as the service takes it (see {@link chatBodySchema}); `sessionHeader` (`x-session-id`)
- * names the session when the AI SDK's body does not. The agent is looked up before a bad body is
- * reported, so an unknown agent is a 404 whatever the body, as for a run.
+ * The AI SDK's chat body as the service takes it (see {@link uiChatBodySchema}): a run on the last
+ * user message, or the answers to approvals of the last assistant message. `sessionHeader`
+ * (`x-session-id`) names the session when the body does not.
  */
-export async function chatRequest(
+export function uiChatRequest(
   service: AgentService,
   accountId: string,
   agentId: string,
   body: unknown,
   sessionHeader: string | undefined,
-): Promise<ChatRequest> {
-  try {
-    return isUiChat(body) ? uiChat(body, sessionHeader) : truffleChat(body);
-  } catch (error) {
-    await service.getAgent(accountId, agentId);
-    throw error;
-  }
+): Promise<ChatRequest | ChatApprovals> {
+  return agentFirst(service, accountId, agentId, () => uiChat(body, sessionHeader));
 }

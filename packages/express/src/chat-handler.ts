@@ -6,9 +6,9 @@ import { type ApiHandler, runLog } from './handlers.js';
 
 /** The answer to the `truffle-ai` SDK's `chat()`: the envelope, with `message` and `session_id` also at the top, where the SDK reads them. */
 function chatReply(result: RunResult): ApiResponse {
-  const { output: message, session_id, metadata } = result;
+  const { output: message, session_id, status, pending_approvals, metadata } = result;
   const body: SuccessEnvelope & { message: string; session_id: string } = {
-    ...success({ message, session_id, metadata }).body,
+    ...success({ message, session_id, status, pending_approvals, metadata }).body,
     message,
     session_id,
   } as SuccessEnvelope & { message: string; session_id: string };
@@ -20,9 +20,9 @@ function chatReply(result: RunResult): ApiResponse {
  * user message, with the earlier messages as its history when no session is continued.
  */
 export function chatHandler(service: AgentService): ApiHandler {
-  return async function chatAgent({ accountId, params, body, sessionId, signal }) {
+  return async function chatAgent({ accountId, params, body, signal }) {
     const agentId = params.agentId ?? '';
-    const chat = await chatRequest(service, accountId, agentId, body, sessionId);
+    const chat = await chatRequest(service, accountId, agentId, body);
     const result = await service.runAgent(accountId, agentId, chat.input, {
       ...(signal && { signal }),
       ...(chat.history && { history: chat.history }),

@@ -108,6 +108,7 @@ describe('the chat route with the AI SDK client', () => {
         model: 'gpt',
         tokens: { prompt: 30, completion: 8, total: 38 },
         cost: null,
+        status: 'completed',
       },
       parts: [
         {

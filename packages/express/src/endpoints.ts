@@ -4,7 +4,7 @@ import { apiRequest } from './api-request.js';
 import { chatEndpoint } from './chat-endpoint.js';
 import { chatHandler } from './chat-handler.js';
 import type { EndpointOptions } from './endpoint-options.js';
-import { type ApiHandler, createHandlers } from './handlers.js';
+import { type ApiHandler, createHandlers, streamApproval, streamRun } from './handlers.js';
 import { idempotent } from './idempotency.js';
 import { openApiDocument } from './openapi.js';
 import { JSON_TYPE, keepLog, send } from './request-state.js';
@@ -48,7 +48,7 @@ export function endpoints(
     made.set(
       route,
       route.streams === 'events'
-        ? runEndpoint(service, handler, options)
+        ? runEndpoint(service, handler, options, route.handler === 'respondToApproval' ? streamApproval : streamRun)
         : route.streams === 'ui-messages'
           ? chatEndpoint(service, handler, options)
           : async function agentHostHandler(req, res) {

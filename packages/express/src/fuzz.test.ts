@@ -204,6 +204,20 @@ const validRun = fc.record(
   { requiredKeys: ['input'] },
 );
 
+/** Answers to approvals: none is pending in the fixture, so a valid one is a 404. */
+const approvalShape = fc.record(
+  {
+    approve: fieldValue(fc.boolean()),
+    reason: fieldValue(fc.oneof(text(20), fc.constant('x'.repeat(2001)))),
+    stream: fieldValue(fc.boolean()),
+  },
+  { requiredKeys: [] },
+);
+const validApproval = fc.record(
+  { approve: fc.boolean(), reason: fc.constantFrom('ok', 'not now'), stream: fc.boolean() },
+  { requiredKeys: ['approve'] },
+);
+
 /** The two chat shapes: AI SDK messages (with parts) and truffle-ai messages (with content). */
 const chatRole = fc.oneof(fc.constantFrom('user', 'assistant', 'system'), text(8));
 const uiMessage = fc.record(
@@ -222,6 +236,37 @@ const chatShape = fc.record(
     id: fieldValue(text(8)),
     messages: fieldValue(fc.oneof(fc.array(uiMessage, { maxLength: 3 }), fc.array(truffleMessage, { maxLength: 3 }))),
     trigger: fieldValue(fc.constantFrom('submit-message', 'regenerate-message')),
+    session_id: fieldValue(fc.constantFrom(FIXTURE_SESSION, 'fresh-1', 'bad id', '', 'x'.repeat(129))),
+  },
+  { requiredKeys: [] },
+);
+/** The AI SDK's follow-up after approvals: the assistant's tool parts answered on the client. */
+const respondedPart = fc.record(
+  {
+    type: fieldValue(fc.constantFrom('tool-add', 'dynamic-tool', 'tool-')),
+    toolCallId: fieldValue(fc.oneof(text(8), fc.constant('x'.repeat(257)))),
+    state: fieldValue(fc.constantFrom('approval-responded', 'approval-requested', 'output-available')),
+    approval: fieldValue(
+      fc.record(
+        {
+          id: fieldValue(fc.oneof(text(8), fc.constant(''))),
+          approved: fieldValue(fc.boolean()),
+          reason: fieldValue(fc.oneof(text(20), fc.constant('x'.repeat(2001)))),
+        },
+        { requiredKeys: [] },
+      ),
+    ),
+  },
+  { requiredKeys: [] },
+);
+const approvalFollowUp = fc.record(
+  {
+    messages: fieldValue(
+      fc.tuple(
+        uiMessage,
+        fc.record({ role: fc.constant('assistant'), parts: fc.array(respondedPart, { maxLength: 3 }) }),
+      ),
+    ),
     session_id: fieldValue(fc.constantFrom(FIXTURE_SESSION, 'fresh-1', 'bad id', '', 'x'.repeat(129))),
   },
   { requiredKeys: [] },
@@ -665,7 +710,14 @@ const ROUTES: Route[] = [
     name: 'POST /agents/{agentId}/chat',
     method: fc.constant('POST'),
     path: (a) => `/agents/${a}/chat`,
-    body: bodies(chatShape, validChat, ['messages', 'session_id'], 8),
+    body: bodies(fc.oneof(chatShape, approvalFollowUp), validChat, ['messages', 'session_id'], 8),
+  },
+  {
+    name: 'POST /agents/{agentId}/sessions/{sessionId}/approvals/{approvalId}',
+    method: fc.constant('POST'),
+    path: (a, s, pick) =>
+      `/agents/${a}/sessions/${s}/approvals/${['apr_1', 'x'.repeat(300), '%00', 'a%2Fb'][pick % 4]}`,
+    body: bodies(approvalShape, validApproval, ['reason'], 4),
   },
   {
     name: 'GET /agents/{agentId}/sessions',
@@ -702,6 +754,7 @@ const ROUTES: Route[] = [
         `/agents/${a}`,
         `/agents/${a}/run`,
         `/agents/${a}/chat`,
+        `/agents/${a}/sessions/${s}/approvals`,
         `/agents/${a}/sessions`,
         `/agents/${a}/sessions/${s}`,
         `/AGENTS/${a}`,

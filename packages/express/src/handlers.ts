@@ -1,7 +1,7 @@
-import type { AgentService, RunAgentInput, RunEvent, RunResult, UpdateAgentInput } from '@agenthost/core';
+import type { AgentService, RunAgentInput, RunEvent, RunEvents, RunResult, UpdateAgentInput } from '@agenthost/core';
 import { resolveAliases, wireAgent, wireVersion, wireVersions } from './agent-aliases.js';
 import { type ApiResponse, type RequestLog, success } from './envelope.js';
-import { runInput, updateInput } from './http-bodies.js';
+import { approvalInput, runInput, updateInput } from './http-bodies.js';
 import { errorResponse } from './http-errors.js';
 import { metadataQuery } from './metadata-query.js';
 
@@ -42,6 +42,15 @@ export function runLog(agentId: string, input: string, result: RunResult): Reque
     output: result.output,
   };
 }
+
+/** What the request log shows as the input of an answer to an approval. */
+export function approvalLogInput(answer: { approve: boolean; reason?: string | undefined }): string {
+  return `${answer.approve ? 'approve' : 'deny'}${answer.reason === undefined ? '' : `: ${answer.reason}`}`;
+}
+
+/** The path's ids of an answer to an approval. */
+const approvalIds = (params: Record<string, string>) =>
+  [params.agentId ?? '', params.sessionId ?? '', params.approvalId ?? ''] as const;
 
 /** A run body's input, for the request log. */
 function bodyInput(body: unknown): string {
@@ -134,6 +143,19 @@ export function createHandlers(service: AgentService) {
       const result = await service.runAgent(accountId, agentId, input, signal ? { signal } : {});
       return { ...success(result), log: runLog(agentId, bodyInput(body), result) };
     },
+    respondToApproval: async ({ accountId, params, body, signal }) => {
+      const [agentId, sessionId, approvalId] = approvalIds(params);
+      const answer = await approvalInput(service, accountId, agentId, body);
+      const result = await service.respondToApproval(
+        accountId,
+        agentId,
+        sessionId,
+        approvalId,
+        answer,
+        signal ? { signal } : {},
+      );
+      return { ...success(result), log: runLog(agentId, approvalLogInput(answer), result) };
+    },
     listSessions: async ({ accountId, params, query }) =>
       success(await service.listSessions(accountId, params.agentId ?? '', page(query))),
     getSession: async ({ accountId, params, query }) =>
@@ -145,32 +167,68 @@ export function createHandlers(service: AgentService) {
   } satisfies Record<string, ApiHandler>;
 }
 
+/** Options of a stream of server-sent event frames. */
+export interface FrameOptions {
+  bodyLimit: string | number;
+  onServerError: (error: unknown, status: number) => void;
+}
+
 /**
- * A streamed run as server-sent event frames: the service's events, each `done` carrying the same
- * data as a run's JSON answer, or one `error` frame carrying the error envelope. Failures before the
- * stream starts (unknown agent, bad input, a busy session) throw, so they can be answered as JSON.
+ * A run's events as server-sent event frames: each `done` carrying the same data as a run's JSON
+ * answer, or one `error` frame carrying the error envelope.
  */
-export async function streamRun(
+async function* framesOf(
+  events: AsyncIterable<RunEvent>,
+  log: { agentId: string; input: string; signal?: AbortSignal | undefined },
+  options: FrameOptions,
+): AsyncGenerator<SseFrame> {
+  try {
+    for await (const event of events) {
+      const { type, ...data } = event;
+      yield type === 'done'
+        ? { event: type, data: event.result, log: runLog(log.agentId, log.input, event.result) }
+        : { event: type, data };
+    }
+  } catch (error) {
+    if (log.signal?.aborted) return;
+    const { response } = errorResponse(error, options);
+    if (response.status >= 500) options.onServerError(error, response.status);
+    yield { event: 'error', data: response.body };
+  }
+}
+
+/** Streams server-sent event frames of a request: the run's, or the resumed run's of an approval. */
+export type FrameSource = (
   service: AgentService,
-  { accountId, params, body, signal }: ApiRequest,
-  options: { bodyLimit: string | number; onServerError: (error: unknown, status: number) => void },
-): Promise<AsyncIterable<SseFrame>> {
+  request: ApiRequest,
+  options: FrameOptions,
+) => Promise<AsyncIterable<SseFrame>>;
+
+/**
+ * A streamed run as server-sent event frames (see {@link framesOf}). Failures before the stream
+ * starts (unknown agent, bad input, a busy session) throw, so they can be answered as JSON.
+ */
+export const streamRun: FrameSource = async (service, { accountId, params, body, signal }, options) => {
   const agentId = params.agentId ?? '';
   const input = (await runInput(service, accountId, agentId, body)) as RunAgentInput;
-  const events = await service.streamAgent(accountId, agentId, input, signal ? { signal } : {});
-  return (async function* frames(): AsyncGenerator<SseFrame> {
-    try {
-      for await (const event of events) {
-        const { type, ...data } = event;
-        yield type === 'done'
-          ? { event: type, data: event.result, log: runLog(agentId, bodyInput(body), event.result) }
-          : { event: type, data };
-      }
-    } catch (error) {
-      if (signal?.aborted) return;
-      const { response } = errorResponse(error, options);
-      if (response.status >= 500) options.onServerError(error, response.status);
-      yield { event: 'error', data: response.body };
-    }
-  })();
-}
+  const events: RunEvents = await service.streamAgent(accountId, agentId, input, signal ? { signal } : {});
+  return framesOf(events, { agentId, input: bodyInput(body), signal }, options);
+};
+
+/**
+ * An answer to an approval, streamed: the resumed run's frames, as a streamed run's. Failures before
+ * the stream starts (unknown agent, session or approval, a bad body, a busy session) throw.
+ */
+export const streamApproval: FrameSource = async (service, { accountId, params, body, signal }, options) => {
+  const [agentId, sessionId, approvalId] = approvalIds(params);
+  const answer = await approvalInput(service, accountId, agentId, body);
+  const events = await service.streamApprovalResponse(
+    accountId,
+    agentId,
+    sessionId,
+    approvalId,
+    answer,
+    signal ? { signal } : {},
+  );
+  return framesOf(events, { agentId, input: approvalLogInput(answer), signal }, options);
+};

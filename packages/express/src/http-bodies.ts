@@ -1,5 +1,6 @@
 import {
   type AgentService,
+  approvalResponseSchema,
   createAgentInputSchema,
   parseInput,
   runAgentFieldsSchema,
@@ -42,9 +43,15 @@ export const runAgentBodySchema = withRunRules(
   runAgentFieldsSchema.extend({ stream: z.boolean({ error: 'stream must be true or false' }).nullish() }),
 );
 
+/** `POST /agents/{agentId}/sessions/{sessionId}/approvals/{approvalId}`: core's answer to an approval, and `stream`. */
+export const approvalBodySchema = approvalResponseSchema.extend({
+  stream: z.boolean({ error: 'stream must be true or false' }).nullish(),
+});
+
 requestComponents.add(createAgentBodySchema, { id: 'CreateAgentInput' });
 requestComponents.add(updateAgentBodySchema, { id: 'UpdateAgentInput' });
 requestComponents.add(runAgentBodySchema, { id: 'RunAgentInput' });
+requestComponents.add(approvalBodySchema, { id: 'ApprovalResponseInput' });
 
 /**
  * A PATCH or PUT body as the service takes it: the fields of a `config` object, then the top-level
@@ -74,4 +81,24 @@ export async function runInput(
     parseInput(runAgentBodySchema, body);
   }
   return rest;
+}
+
+/**
+ * An approval body as the service takes it: `{approve, reason?}`, without `stream`. The whole body is
+ * checked here (a bad `stream` is reported with the other fields); the agent is looked up first, so
+ * an unknown agent is a 404 whatever the body.
+ */
+export async function approvalInput(
+  service: AgentService,
+  accountId: string,
+  agentId: string,
+  body: unknown,
+): Promise<z.output<typeof approvalResponseSchema>> {
+  try {
+    const { stream: _stream, ...answer } = parseInput(approvalBodySchema, body);
+    return answer;
+  } catch (error) {
+    await service.getAgent(accountId, agentId);
+    throw error;
+  }
 }

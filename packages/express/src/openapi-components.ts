@@ -62,7 +62,7 @@ export const ERROR_RESPONSES = {
     'This API key lacks the agents:write scope',
   ),
   NotFound: errorResponse(
-    'The agent (or session) does not exist or belongs to another account (the same answer); also any path under the mount point that this document does not list.',
+    'The agent (or session, version or pending approval) does not exist or belongs to another account (the same answer); also any path under the mount point that this document does not list.',
     404,
     'not_found',
     'Agent not found',
@@ -75,7 +75,7 @@ export const ERROR_RESPONSES = {
     { Allow: ref('headers', 'Allow') },
   ),
   Conflict: errorResponse(
-    'The request waited longer than the bound (30 s by default) for an earlier one on the same session (or agent) to finish, or a request with the same `Idempotency-Key` is still in progress; nothing was stored. Retry later.',
+    'The request waited longer than the bound (30 s by default) for an earlier one on the same session (or agent) to finish, or a request with the same `Idempotency-Key` is still in progress; nothing was stored. Retry later. Also a new run on a session whose last turn waits for approval of tool calls (the message names them): answer them first.',
     409,
     'conflict',
     'Another run of this session is still in progress; retry when it has finished',
@@ -217,6 +217,13 @@ export const PARAMETERS = {
     required: true,
     description: "A version number of the agent, 1 to the agent's `version`; any other is 404",
     schema: { type: 'integer', minimum: 1 },
+  },
+  ApprovalId: {
+    name: 'approvalId',
+    in: 'path',
+    required: true,
+    description: 'The `approval_id` of a pending approval, as the run (or the session) listed it',
+    schema: { type: 'string' },
   },
   Cursor: {
     name: 'cursor',

@@ -13,12 +13,13 @@ const STREAM_DESCRIPTION = `With \`"stream": true\` in the body, or \`Accept: te
 | \`tool-call\` | \`{tool_call_id, tool_name, input}\` |
 | \`tool-result\` | \`{tool_call_id, tool_name, output}\` |
 | \`tool-error\` | \`{tool_call_id, tool_name, error}\`: the tool failed; the model is told and goes on |
-| \`done\` | exactly the \`data\` of a JSON answer: \`{output, session_id, metadata}\` |
+| \`approval-request\` | \`{approval_id, tool_call_id, tool_name, input}\`: the tool call waits for approval; \`done\` follows with \`status\` \`requires_approval\` |
+| \`done\` | exactly the \`data\` of a JSON answer: \`{output, session_id, status, pending_approvals, metadata}\` |
 | \`error\` | the error envelope, e.g. \`{"success": false, "error": "...", "code": "provider_error", "status": 502}\` |
 
 Each event has an \`id:\` line: 1 for the first, counting up within the stream. Exactly one \`done\` or \`error\` ends every stream. A comment line (\`: keep-alive\`) is sent every 15 s on a quiet stream. Failures found before the stream starts (400, 401, 403, 404, 409, 413, 415) are plain JSON answers with their status. If the client disconnects, the model call is aborted and nothing is stored.`;
 
-const UI_STREAM_DESCRIPTION = `Messages with \`parts\` (the AI SDK's \`DefaultChatTransport\`) are answered 200 with the AI SDK's UI message stream (header \`x-vercel-ai-ui-message-stream: v1\`): \`data:\` lines of one JSON chunk each, ending with \`data: [DONE]\`. \`start\` carries \`messageMetadata: {session_id}\`; text comes as \`text-start\`/\`text-delta\`/\`text-end\`, tool calls as \`tool-input-available\` and \`tool-output-available\` (or \`tool-output-error\`); \`finish\` carries \`messageMetadata: {session_id, model, tokens, cost}\`. A run that fails after the stream started sends an \`error\` chunk whose \`errorText\` is the error envelope's \`error\`. Failures found before the stream starts are plain JSON answers with their status. If the client disconnects, the model call is aborted and nothing is stored. An \`Idempotency-Key\` is refused (400) for streamed chats.`;
+const UI_STREAM_DESCRIPTION = `Messages with \`parts\` (the AI SDK's \`DefaultChatTransport\`) are answered 200 with the AI SDK's UI message stream (header \`x-vercel-ai-ui-message-stream: v1\`): \`data:\` lines of one JSON chunk each, ending with \`data: [DONE]\`. \`start\` carries \`messageMetadata: {session_id}\`; text comes as \`text-start\`/\`text-delta\`/\`text-end\`, tool calls as \`tool-input-available\` and \`tool-output-available\` (or \`tool-output-error\`, or \`tool-output-denied\`); a tool call that waits for approval as \`tool-approval-request\` (its \`approvalId\` is the approval's id), after which the stream finishes with \`finishReason: "tool-calls"\`; \`finish\` carries \`messageMetadata: {session_id, model, tokens, cost, status}\`. \`useChat\`'s \`addToolApprovalResponse\` then sends the messages again, the last one the assistant's with its tool parts in state \`approval-responded\`: each pending approval among them is answered, and the resumed run is streamed onto the same assistant message (the session is the body's \`session_id\`, \`x-session-id\`, or the assistant message's \`metadata.session_id\`). A run that fails after the stream started sends an \`error\` chunk whose \`errorText\` is the error envelope's \`error\`. Failures found before the stream starts are plain JSON answers with their status. If the client disconnects, the model call is aborted and nothing is stored. An \`Idempotency-Key\` is refused (400) for streamed chats.`;
 
 const UI_STREAM_CONTENT = {
   schema: {
@@ -36,7 +37,7 @@ const STREAM_CONTENT = {
       'Server-sent events: `id: <n>` (1, 2, 3... within the stream), `event: <name>` and `data: <one JSON object>` lines, a blank line after each',
   },
   example:
-    'id: 1\nevent: text-delta\ndata: {"delta":"Hel"}\n\nid: 2\nevent: done\ndata: {"output":"Hello","session_id":"ses_1","metadata":{"model":"echo","tool_used":null,"tokens":{"prompt":3,"completion":1,"total":4},"omitted_messages":0}}\n\n',
+    'id: 1\nevent: text-delta\ndata: {"delta":"Hel"}\n\nid: 2\nevent: done\ndata: {"output":"Hello","session_id":"ses_1","status":"completed","pending_approvals":[],"metadata":{"model":"echo","agent_version":1,"tool_used":null,"tools_used":[],"tokens":{"prompt":3,"completion":1,"total":4},"omitted_messages":0}}\n\n',
   // The data schema of each event, by event name.
   'x-agenthost-events': Object.fromEntries(
     Object.entries(streamEventSchemas).map(([event, schema]) => [

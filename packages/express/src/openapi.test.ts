@@ -20,7 +20,7 @@ import { beforeEach, describe, expect, test, vi } from 'vitest';
 import { z } from 'zod';
 import { addTool } from './add-tool-fixture.js';
 import { staticKeys } from './auth.js';
-import { runAgentBodySchema } from './http-bodies.js';
+import { approvalBodySchema, runAgentBodySchema } from './http-bodies.js';
 import { openApiDocument } from './openapi.js';
 import { checkHttpResponse, checkResponse, matchPath, parseEventStream } from './openapi-conformance.js';
 import { createAgentRouter } from './router.js';
@@ -112,6 +112,7 @@ describe('the document: routes, scopes and servers', () => {
       'POST /agents/{agentId}/versions/{version}/restore': 'agents:write',
       'POST /agents/{agentId}/run': 'agents:run',
       'POST /agents/{agentId}/chat': 'agents:run',
+      'POST /agents/{agentId}/sessions/{sessionId}/approvals/{approvalId}': 'agents:run',
       'GET /agents/{agentId}/sessions': 'agents:read',
       'GET /agents/{agentId}/sessions/{sessionId}': 'agents:read',
       'DELETE /agents/{agentId}/sessions/{sessionId}': 'agents:write',
@@ -196,6 +197,18 @@ describe('the document: request bodies', () => {
           { input: 'hi', session_id: 'bad id' },
           { input: 'hi', json_format: 3 },
           { input: 'hi', stream: 'yes' },
+        ],
+      ],
+      [
+        'ApprovalResponseInput',
+        approvalBodySchema,
+        [
+          { approve: true },
+          { approve: false, reason: 'not now', stream: true },
+          {},
+          { approve: 'yes' },
+          { approve: true, reason: 5 },
+          { approve: true, stream: 'yes' },
         ],
       ],
     ] as const) {
@@ -381,6 +394,25 @@ function testModels() {
     staticModels({
       // Calls the agent's first tool, then answers.
       tooling: new MockLanguageModelV4({
+        doGenerate: async ({ prompt, tools }) => {
+          const done = prompt.at(-1)?.role === 'tool';
+          const name = tools?.[0]?.name ?? 'none';
+          return {
+            content: done
+              ? [{ type: 'text', text: 'Done.' }]
+              : [
+                  {
+                    type: 'tool-call',
+                    toolCallId: 'call_1',
+                    toolName: name,
+                    input: name === 'add' ? '{"a":2,"b":3}' : '{}',
+                  },
+                ],
+            finishReason: done ? { unified: 'stop', raw: 'stop' } : { unified: 'tool-calls', raw: 'tool_calls' },
+            usage: usage(10, 2),
+            warnings: [],
+          };
+        },
         doStream: async ({ prompt, tools }) => {
           if (prompt.at(-1)?.role === 'tool') return stream(...text('Done.'));
           const name = tools?.[0]?.name ?? 'none';
@@ -623,6 +655,44 @@ describe('every response matches the document: chats', () => {
     );
     expect([streamed.status, streamed.headers['x-vercel-ai-ui-message-stream']]).toStrictEqual([200, 'v1']);
     expect(streamed.text).toMatch(/^: stream-open\n\ndata: \{"type":"start".*data: \[DONE\]\n\n$/s);
+  });
+});
+
+describe('every response matches the document: approvals', () => {
+  beforeEach(setUpApp);
+
+  test('a run paused for approval, its session, and the answers, as JSON and streamed', async () => {
+    const id = await createAgent({ ...agentBody, model: 'tooling', tool: 'calculator', require_approval: ['add'] });
+    const paused = await conform(api().post(`/agents/${id}/run`, { input: 'add', session_id: 's-a' }));
+    expect([paused.body.data.status, paused.body.data.pending_approvals.length]).toStrictEqual([
+      'requires_approval',
+      1,
+    ]);
+    const approvalId = paused.body.data.pending_approvals[0].approval_id as string;
+    expect((await conform(api().get(`/agents/${id}/sessions/s-a`))).body.data.pending_approvals).toStrictEqual(
+      paused.body.data.pending_approvals,
+    );
+    expect((await conform(api().post(`/agents/${id}/run`, { input: 'again', session_id: 's-a' }))).status).toBe(409);
+    const approval = `/agents/${id}/sessions/s-a/approvals/${approvalId}`;
+    expect((await conform(api().post(approval, { approve: 'yes' }))).status).toBe(400);
+    const done = await conform(api().post(approval, { approve: true }));
+    expect([done.body.data.status, done.body.data.output]).toStrictEqual(['completed', 'Done.']);
+    const session = await conform(api().get(`/agents/${id}/sessions/s-a`));
+    expect(session.body.data.messages[1].parts.map((part: { type: string }) => part.type)).toStrictEqual([
+      'tool-call',
+      'tool-approval-request',
+      'tool-approval-response',
+      'tool-result',
+      'text',
+    ]);
+    expect((await conform(api().post(approval, { approve: true }))).status).toBe(404);
+
+    const streamed = await conform(api().post(`/agents/${id}/run`, { input: 'add', session_id: 's-b', stream: true }));
+    const events = parseEventStream(streamed.text);
+    expect(events.map((e) => e.event)).toStrictEqual(['tool-call', 'approval-request', 'done']);
+    const answer = `/agents/${id}/sessions/s-b/approvals/${(events[1]!.data as { approval_id: string }).approval_id}`;
+    const resumed = await conform(api().post(answer, { approve: false, reason: 'no', stream: true }));
+    expect(parseEventStream(resumed.text).at(-1)?.event).toBe('done');
   });
 });
 

@@ -66,6 +66,12 @@ function requestSchemas(): Record<string, Json> {
   // The zod schema needs one of the two through a refinement, which JSON Schema cannot take from it.
   run.anyOf = [{ required: ['input'] }, { required: ['input_data'] }];
   run.description = 'A run: the input, and optionally the conversation to continue and the shape of the answer.';
+  const approval = describe(schemas.ApprovalResponseInput!, {
+    approve: '`true` runs the tool call; `false` denies it',
+    reason: 'Why: passed on to the model with a denial, and kept in the session (at most 2000 characters)',
+    stream: "`true` answers with the resumed run's server-sent events instead of JSON",
+  });
+  approval.description = 'The answer to a tool call that waits for approval.';
   return schemas;
 }
 
@@ -112,7 +118,11 @@ function buildDocument(): Json {
     },
     tags: [
       { name: 'Agents', description: 'Create, list, get, change and delete agents' },
-      { name: 'Runs', description: 'Run an agent, as one JSON answer or as server-sent events' },
+      {
+        name: 'Runs',
+        description:
+          'Run an agent, as one JSON answer or as server-sent events, and answer its tool calls that wait for approval',
+      },
       { name: 'Sessions', description: "An agent's conversations and their messages" },
       { name: 'Discovery', description: 'The models and tool integrations agents may use' },
       { name: 'Meta', description: 'About the API itself' },

@@ -1,7 +1,9 @@
 import type {
   AgentRecord,
   FieldIssue,
+  MessagePart,
   ModelInfo,
+  PendingApproval,
   RunEvent,
   RunMetadata,
   RunResult,
@@ -131,9 +133,12 @@ export const runMetadataSchema = component(
   'RunMetadata',
   z
     .object({
-      model: z.string(),
+      model: z.string().describe("The model that answered (a fallback model when the agent's model failed)"),
       agent_version: z.int().positive().describe('The version of the agent the run used'),
-      tool_used: z.string().nullable().describe("The agent's tool when the run called it, else `null`"),
+      tool_used: z.string().nullable().describe('The first tool integration the run called, else `null`'),
+      tools_used: z
+        .array(z.string())
+        .describe('Every tool integration the run called, in the order of their first call'),
       tokens: tokenUsageSchema,
       omitted_messages: z
         .int()
@@ -152,23 +157,104 @@ export const runMetadataSchema = component(
     .describe('What a run reports besides its output'),
 );
 
+/** A tool call that waits for a person's approval. */
+export const pendingApprovalSchema = component(
+  'PendingApproval',
+  z
+    .object({
+      approval_id: z
+        .string()
+        .describe('Answer it with `POST /agents/{agentId}/sessions/{sessionId}/approvals/{approval_id}`'),
+      tool_call_id: z.string(),
+      tool_name: z.string().describe('The tool the model called, as the model sees it'),
+      input: z.unknown().describe('What the model called it with'),
+    })
+    .describe('A tool call that waits for approval before it runs'),
+);
+
 /** The `data` of a run, and of a stream's `done` event. */
 export const runResultSchema = component(
   'RunResult',
   z
     .object({
-      output: z.string().describe('The answer; JSON text for `json_mode` and `json_format` runs'),
+      output: z
+        .string()
+        .describe('The answer; JSON text for `json_mode` and `json_format` runs; the text so far when the run waits'),
       session_id: z.string().describe('The conversation the turn was stored in; pass it again to continue it'),
+      status: z
+        .enum(['completed', 'requires_approval'])
+        .describe('`requires_approval` when the run stopped for tool calls that wait for approval'),
+      pending_approvals: z
+        .array(pendingApprovalSchema)
+        .describe('The tool calls waiting for approval (empty when `status` is `completed`)'),
       metadata: runMetadataSchema,
     })
     .describe('The result of a run'),
+);
+
+const media = {
+  media_type: z.string().describe('The IANA media type, e.g. `image/png`'),
+  url: z.string().optional().describe('Where it is (https); absent when `data` is given'),
+  data: z.string().optional().describe('Its bytes, base64; absent when `url` is given'),
+};
+
+/** One typed part of a message. */
+export const messagePartSchema = component(
+  'MessagePart',
+  z
+    .discriminatedUnion('type', [
+      z.object({ type: z.literal('text'), text: z.string() }).describe('Text'),
+      z.object({ type: z.literal('image'), ...media }).describe("An image of the user's input"),
+      z
+        .object({ type: z.literal('file'), ...media, filename: z.string().optional() })
+        .describe("A file of the user's input"),
+      z
+        .object({
+          type: z.literal('tool-call'),
+          tool_call_id: z.string(),
+          tool_name: z.string(),
+          input: z.unknown(),
+        })
+        .describe('A tool call the model made'),
+      z
+        .object({
+          type: z.literal('tool-result'),
+          tool_call_id: z.string(),
+          tool_name: z.string(),
+          output: z.unknown(),
+          is_error: z.boolean().optional().describe('`true` when the tool failed or the call was denied'),
+        })
+        .describe('What a tool call returned'),
+      z
+        .object({ type: z.literal('tool-approval-request'), approval_id: z.string(), tool_call_id: z.string() })
+        .describe('A tool call waited for approval'),
+      z
+        .object({
+          type: z.literal('tool-approval-response'),
+          approval_id: z.string(),
+          approved: z.boolean(),
+          reason: z.string().optional(),
+        })
+        .describe("A person's answer to an approval request"),
+    ])
+    .describe('One part of a message, in the order it happened'),
 );
 
 /** One message of a conversation. */
 export const sessionMessageSchema = component(
   'SessionMessage',
   z
-    .object({ role: z.enum(['user', 'assistant']), content: z.string(), created_at: timestamp('When it was stored') })
+    .object({
+      role: z.enum(['user', 'assistant']),
+      content: z.string().describe("The message's text (an assistant's final text)"),
+      parts: z
+        .array(messagePartSchema)
+        .optional()
+        .describe(
+          "All of the message in order: a user's text, images and files; an assistant's tool calls, results, approvals and text. Always sent (a text-only message has one text part)",
+        ),
+      created_at: timestamp('When it was stored'),
+    })
     .describe('One message of a conversation'),
 );
 
@@ -204,6 +290,9 @@ export const sessionWithMessagesSchema = component(
       created_at: timestamp('When its first message was stored'),
       updated_at: timestamp('When its last message was stored'),
       message_count: z.int().nonnegative(),
+      pending_approvals: z
+        .array(pendingApprovalSchema)
+        .describe("Tool calls of the session's last turn that wait for approval; empty when none"),
       messages: z.array(sessionMessageSchema).describe('One page of the messages, oldest first'),
       next_cursor: nextCursor,
     })
@@ -316,7 +405,13 @@ export const runResponseSchema = component('RunResponse', successEnvelopeSchema(
 const chatReplySchema = component(
   'ChatReply',
   z
-    .object({ message: z.string().describe("The agent's reply"), session_id: z.string(), metadata: runMetadataSchema })
+    .object({
+      message: z.string().describe("The agent's reply"),
+      session_id: z.string(),
+      status: runResultSchema.shape.status,
+      pending_approvals: runResultSchema.shape.pending_approvals,
+      metadata: runMetadataSchema,
+    })
     .describe('The reply of a chat'),
 );
 /** `POST /agents/{agentId}/chat` answered as JSON: `message` and `session_id` also at the top, where the `truffle-ai` SDK reads them. */
@@ -363,6 +458,12 @@ export const streamEventSchemas = {
       .object({ ...toolEvent, error: z.string() })
       .describe('`tool-error`: the tool failed; the model is told and goes on'),
   ),
+  'approval-request': component(
+    'ApprovalRequestEvent',
+    pendingApprovalSchema.describe(
+      '`approval-request`: a tool call waits for approval; the run ends with `done` (`status` `requires_approval`)',
+    ),
+  ),
   done: runResultSchema,
   error: errorEnvelopeSchema,
 } as const;
@@ -382,6 +483,8 @@ export type ResponseSchemasMatchTypes = [
   Assert<Same<z.infer<typeof tokenUsageSchema>, TokenUsage>>,
   Assert<Same<z.infer<typeof runMetadataSchema>, RunMetadata>>,
   Assert<Same<z.infer<typeof runResultSchema>, RunResult>>,
+  Assert<Same<z.infer<typeof pendingApprovalSchema>, PendingApproval>>,
+  Assert<Same<z.infer<typeof messagePartSchema>, MessagePart>>,
   Assert<Same<z.infer<typeof sessionMessageSchema>, SessionMessage>>,
   Assert<Same<z.infer<typeof sessionInfoSchema>, SessionInfo>>,
   Assert<Same<z.infer<typeof sessionListSchema>, SessionList>>,
@@ -394,6 +497,7 @@ export type ResponseSchemasMatchTypes = [
   Assert<Same<z.infer<(typeof streamEventSchemas)['tool-call']>, EventData<'tool-call'>>>,
   Assert<Same<z.infer<(typeof streamEventSchemas)['tool-result']>, EventData<'tool-result'>>>,
   Assert<Same<z.infer<(typeof streamEventSchemas)['tool-error']>, EventData<'tool-error'>>>,
+  Assert<Same<z.infer<(typeof streamEventSchemas)['approval-request']>, EventData<'approval-request'>>>,
   Assert<z.infer<typeof agentListResponseSchema> extends SuccessEnvelope<WireAgentRecord[]> ? true : false>,
   Assert<z.infer<typeof runResponseSchema> extends SuccessEnvelope<RunResult> ? true : false>,
 ];

@@ -14,7 +14,8 @@ import { ROUTES } from './routes.js';
 const ALL = 'key-all-0123456789abcdef';
 const NONE = 'key-none-0123456789abcdef';
 const METHODS = ['GET', 'HEAD', 'POST', 'PATCH', 'PUT', 'DELETE'] as const;
-const url = (path: string) => `/api/v1${path.replace('{agentId}', 'agt_nope').replace('{sessionId}', 's1')}`;
+const url = (path: string) =>
+  `/api/v1${path.replace('{agentId}', 'agt_nope').replace('{sessionId}', 's1').replace('{approvalId}', 'apr_1')}`;
 
 function app() {
   const service = new AgentService({ store: new MemoryStore(), models: echoModels() });
@@ -46,6 +47,8 @@ describe('the route table is the single source of the API: the router', () => {
       'deleteAgent',
       'runAgent',
       'streamAgent',
+      'respondToApproval',
+      'streamApprovalResponse',
       'listSessions',
       'getSession',
       'deleteSession',

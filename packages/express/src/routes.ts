@@ -1,7 +1,7 @@
 import type { ApiKeyScope } from '@agenthost/core';
 import type { z } from 'zod';
 import { chatBodySchema } from './chat-bodies.js';
-import { createAgentBodySchema, runAgentBodySchema, updateAgentBodySchema } from './http-bodies.js';
+import { approvalBodySchema, createAgentBodySchema, runAgentBodySchema, updateAgentBodySchema } from './http-bodies.js';
 import {
   agentCreatedResponseSchema,
   agentDeletedResponseSchema,
@@ -33,6 +33,7 @@ export type RouteHandlerName =
   | 'restoreAgentVersion'
   | 'runAgent'
   | 'chatAgent'
+  | 'respondToApproval'
   | 'listSessions'
   | 'getSession'
   | 'deleteSession'
@@ -53,7 +54,7 @@ export interface RouteDefinition {
   scope: ApiKeyScope | null;
   handler: RouteHandlerName;
   /** Kept under `Idempotency-Key` under this name (the name is part of the stored claim: never change it). */
-  idempotency?: 'create' | 'run' | 'chat';
+  idempotency?: 'create' | 'run' | 'chat' | 'approval';
   /**
    * Answers with server-sent events: `events`, the run's own (when the body's `stream` is true or the
    * client accepts only them); `ui-messages`, the AI SDK's UI message stream (for its chat requests).
@@ -302,6 +303,35 @@ export const ROUTES: readonly RouteDefinition[] = Object.freeze<RouteDefinition[
         in: 'header',
         required: false,
         description: "The session to continue, when the body's `session_id` does not name one",
+        schema: { type: 'string' },
+      },
+    ],
+    headers: { 'Idempotent-Replayed': 'IdempotentReplayed' },
+  },
+  {
+    method: 'post',
+    path: '/agents/{agentId}/sessions/{sessionId}/approvals/{approvalId}',
+    operationId: 'respondToApproval',
+    scope: 'agents:run',
+    handler: 'respondToApproval',
+    idempotency: 'approval',
+    streams: 'events',
+    request: approvalBodySchema,
+    response: runResponseSchema,
+    statuses: guarded(404, 409, 422, 502, 504),
+    tag: 'Runs',
+    summary: 'Approve or deny a tool call',
+    description:
+      'Answers one tool call that waits for approval (a run whose `status` is `requires_approval` lists them in `pending_approvals`; so does the session). `approve: true` runs the tool; `false` denies it, and the model is told so with the `reason`. When every approval of the turn is answered, the run goes on (on the agent version it started on) and the whole turn is stored; until then the answer is the run still waiting. An approval that is not pending (unknown, or answered already) is 404; while another request holds the session past the wait bound, 409.',
+    answers:
+      "The run's result: `completed`, or still `requires_approval` while other approvals of the turn wait; or, when streamed, the resumed run's server-sent events ending in `done` or `error`.",
+    parameters: [
+      'IdempotencyKey',
+      {
+        name: 'Accept',
+        in: 'header',
+        required: false,
+        description: '`text/event-stream` streams the resumed run, like `"stream": true`',
         schema: { type: 'string' },
       },
     ],

@@ -3,7 +3,7 @@ import type { Request, RequestHandler, Response } from 'express';
 import { apiRequest } from './api-request.js';
 import type { EndpointOptions } from './endpoint-options.js';
 import { refusal } from './envelope.js';
-import { type ApiHandler, streamRun } from './handlers.js';
+import type { ApiHandler, FrameSource } from './handlers.js';
 import { keepLog, send } from './request-state.js';
 
 const wantsStream = (req: Request) =>
@@ -11,8 +11,14 @@ const wantsStream = (req: Request) =>
   req.accepts(['application/json', 'text/event-stream']) === 'text/event-stream';
 
 /** Writes a streamed run's frames as server-sent events (`id`, `event`, `data`), with a heartbeat, until `done` or `error`. */
-async function sendEvents(service: AgentService, req: Request, res: Response, options: EndpointOptions): Promise<void> {
-  const frames = await streamRun(service, apiRequest(req, res), {
+async function sendEvents(
+  service: AgentService,
+  source: FrameSource,
+  req: Request,
+  res: Response,
+  options: EndpointOptions,
+): Promise<void> {
+  const frames = await source(service, apiRequest(req, res), {
     bodyLimit: options.bodyLimit,
     onServerError: (error, status) => options.logServerError(req, res, error, status),
   });
@@ -39,10 +45,16 @@ async function sendEvents(service: AgentService, req: Request, res: Response, op
 }
 
 /**
- * The run: one JSON answer through `handler` (kept under `Idempotency-Key`), or server-sent events
- * when the body's `stream` is true or the client accepts only them.
+ * A run (or an answer to an approval, which resumes one): one JSON answer through `handler` (kept
+ * under `Idempotency-Key`), or server-sent events from `source` when the body's `stream` is true or
+ * the client accepts only them.
  */
-export function runEndpoint(service: AgentService, handler: ApiHandler, options: EndpointOptions): RequestHandler {
+export function runEndpoint(
+  service: AgentService,
+  handler: ApiHandler,
+  options: EndpointOptions,
+  source: FrameSource,
+): RequestHandler {
   return async function agentHostRun(req, res) {
     if (!wantsStream(req)) {
       const response = await handler(apiRequest(req, res));
@@ -56,6 +68,6 @@ export function runEndpoint(service: AgentService, handler: ApiHandler, options:
         refusal('invalid_input', 'Idempotency-Key is not supported for streamed runs; send it without stream'),
       );
     }
-    await sendEvents(service, req, res, options);
+    await sendEvents(service, source, req, res, options);
   };
 }

@@ -66,7 +66,8 @@ const HOST_SECRET = 'host-secret';
  *
  * Layout: each agent under its own key; per account an index of agent ids (`n` and one key per
  * position); per session a meta record (count, timestamps, index position) and one key per message;
- * per agent an index of session ids. Reading the last N messages reads N + 1 keys whatever the
+ * per agent an index of session ids. A session's pending turn lives in its meta record, so messages
+ * and the pending turn's change commit in the one write of the meta. Reading the last N messages reads N + 1 keys whatever the
  * session's length, and listing an account reads its own agents only. A write stores the items first
  * and moves the count last, under a lock, so a failed write is invisible and a concurrent one cannot
  * overwrite it. A key record counts only under the digest its id points at, so moving it to another
@@ -235,29 +236,39 @@ export class KeyvStore implements AgentStore, ApiKeyStore, IdempotencyStore, Hos
     return [...(await this.#liveAgents(accountId, index, positions)).values()];
   }
 
-  async appendMessages(session: SessionRef, messages: SessionMessage[]): Promise<void> {
-    if (messages.length === 0) return;
+  async appendMessages(session: SessionRef, messages: SessionMessage[], pending?: PendingTurn | null): Promise<void> {
+    const first = messages[0]?.created_at ?? pending?.created_at;
+    if (messages.length === 0 && pending === undefined) return;
     const key = sessionKey(session);
     await this.#locked(`append:${key}`, async (lease) => {
-      const meta =
-        (await this.#call(() => this.#keyv.get<SessionMeta>(`${key}:meta`))) ??
-        (await this.#register(session, messages[0]!.created_at));
+      const stored = await this.#call(() => this.#keyv.get<SessionMeta>(`${key}:meta`));
+      // Clearing the pending turn of a session that does not exist writes nothing.
+      if (!stored && first === undefined) return;
+      const meta = stored ?? (await this.#register(session, first!));
       for (let i = 0; i < messages.length; i += BATCH) {
         const entries = messages.slice(i, i + BATCH).map((value, j) => ({ key: `${key}:${meta.n + i + j}`, value }));
         // Adapters with a native setMany resolve to nothing and throw on failure (throwOnErrors);
         // Keyv's fallback resolves to one boolean per entry.
-        const stored: unknown = await this.#call(() => this.#keyv.setMany(entries));
-        if (Array.isArray(stored) && stored.some((ok) => !ok))
+        const written: unknown = await this.#call(() => this.#keyv.setMany(entries));
+        if (Array.isArray(written) && written.some((ok) => !ok))
           throw new StorageUnavailableError({ message: 'Storage did not confirm a write' });
       }
       this.#stillHeld(lease);
-      await this.#set(`${key}:meta`, { ...meta, n: meta.n + messages.length, updated_at: messages.at(-1)!.created_at });
+      // The meta record, with the pending turn inside it, is the commit point of both.
+      const { pending: kept, ...rest } = meta;
+      const next = pending === undefined ? kept : (pending ?? undefined);
+      await this.#set(`${key}:meta`, {
+        ...rest,
+        n: meta.n + messages.length,
+        updated_at: messages.at(-1)?.created_at ?? meta.updated_at,
+        ...(next && { pending: next }),
+      });
     });
   }
 
-  // Pending turns are not kept yet: no session has one.
-  async getPendingTurn(_session: SessionRef): Promise<PendingTurn | undefined> {
-    return undefined;
+  async getPendingTurn(session: SessionRef): Promise<PendingTurn | undefined> {
+    const meta = await this.#call(() => this.#keyv.get<SessionMeta>(`${sessionKey(session)}:meta`));
+    return meta?.pending ?? undefined;
   }
 
   async readMessages(session: SessionRef, window: MessageWindow = {}): Promise<SessionMessage[]> {
@@ -518,6 +529,8 @@ interface SessionMeta {
   n: number;
   /** Its position in the agent's session index. */
   pos: number;
+  /** The turn that waits for approval of tool calls, if any: kept here so it commits with the count. */
+  pending?: PendingTurn;
 }
 
 const info = (meta: SessionMeta): SessionInfo => ({

@@ -23,6 +23,8 @@ interface StoredSession {
   messages: SessionMessage[];
   /** Position in the agent's session index. */
   pos: number;
+  /** The turn that waits for approval of tool calls, if any. */
+  pending?: PendingTurn;
 }
 
 /**
@@ -141,13 +143,14 @@ export class MemoryStore implements AgentStore, ApiKeyStore, IdempotencyStore, H
     });
   }
 
-  async appendMessages(session: SessionRef, messages: SessionMessage[]): Promise<void> {
-    if (messages.length === 0) return;
+  async appendMessages(session: SessionRef, messages: SessionMessage[], pending?: PendingTurn | null): Promise<void> {
     const key = sessionKey(session);
     let stored = this.#sessions.get(key);
+    // The first time a session is written: its first message's, or its pending turn's.
+    const first = messages[0]?.created_at ?? pending?.created_at;
     if (!stored) {
+      if (first === undefined) return;
       const index = this.#index(session.accountId, session.agentId);
-      const first = messages[0]!.created_at;
       stored = {
         info: { session_id: session.sessionId, created_at: first, updated_at: first, message_count: 0 },
         messages: [],
@@ -158,12 +161,14 @@ export class MemoryStore implements AgentStore, ApiKeyStore, IdempotencyStore, H
     }
     stored.messages.push(...structuredClone(messages));
     stored.info.message_count = stored.messages.length;
-    stored.info.updated_at = messages.at(-1)!.created_at;
+    if (messages.length > 0) stored.info.updated_at = messages.at(-1)!.created_at;
+    if (pending === null) delete stored.pending;
+    else if (pending !== undefined) stored.pending = structuredClone(pending);
   }
 
-  // Pending turns are not kept yet: no session has one.
-  async getPendingTurn(_session: SessionRef): Promise<PendingTurn | undefined> {
-    return undefined;
+  async getPendingTurn(session: SessionRef): Promise<PendingTurn | undefined> {
+    const pending = this.#sessions.get(sessionKey(session))?.pending;
+    return pending && structuredClone(pending);
   }
 
   async readMessages(session: SessionRef, window: MessageWindow = {}): Promise<SessionMessage[]> {

@@ -2,7 +2,7 @@ import { offeredModelsText } from '../discovery.js';
 import { InvalidInputError } from '../errors/invalid-input-error.js';
 import type { ChatModel, ModelProvider } from '../ports/model-provider.js';
 import type { ToolProvider } from '../ports/tool-provider.js';
-import type { AgentConfig, AgentRecord } from '../records.js';
+import type { AgentConfig } from '../records.js';
 import { invalidField } from '../validation.js';
 
 function unsupported(models: ModelProvider, model: string): string {
@@ -82,7 +82,7 @@ function fieldError(field: string, index: number, message: string): InvalidInput
  * The model of an agent.
  * @throws InvalidInputError when the service no longer offers it.
  */
-export function agentModel(models: ModelProvider, agent: AgentRecord): ChatModel {
+export function agentModel(models: ModelProvider, agent: { config: Pick<AgentConfig, 'model'> }): ChatModel {
   const model = models.languageModel(agent.config.model);
   if (!model) {
     // The agent was created when the model was offered; the server's configuration has changed since.

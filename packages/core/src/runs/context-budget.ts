@@ -3,17 +3,19 @@ import { z } from 'zod';
 import { DEFAULT_CONTEXT_WINDOW, estimateTokens, fitHistory } from '../context-window.js';
 import type { AgentStore, SessionRef } from '../ports/agent-store.js';
 import type { ModelInfo } from '../ports/model-provider.js';
-import type { AgentRecord } from '../records.js';
+import type { AgentConfig } from '../records.js';
 import { runHistorySchema } from '../schemas.js';
 import type { ServiceSettings } from '../service-options.js';
 import { invalidField, parseInput } from '../validation.js';
+import { historyMessages } from './message-parts.js';
 
 /** Tokens set aside for the definitions of an agent's tools, per tool. */
 const TOKENS_PER_TOOL = 500;
 
 /** What a run's context budget is made of. */
 export interface BudgetRequest {
-  agent: AgentRecord;
+  /** The configuration the run uses (the agent's current one, or the version the run names). */
+  config: Pick<AgentConfig, 'model' | 'instruction'>;
   info: ModelInfo;
   input: string;
   tools: ToolSet | undefined;
@@ -26,13 +28,13 @@ export interface BudgetRequest {
  */
 export function historyBudget(
   settings: Pick<ServiceSettings, 'contextWindows' | 'maxOutputTokens'>,
-  { agent, info, input, tools }: BudgetRequest,
+  { config, info, input, tools }: BudgetRequest,
 ): number {
-  const model = agent.config.model;
+  const model = config.model;
   const window = settings.contextWindows[model] ?? info.context_window ?? DEFAULT_CONTEXT_WINDOW;
   const reserved =
     settings.maxOutputTokens +
-    estimateTokens(agent.config.instruction) +
+    estimateTokens(config.instruction) +
     estimateTokens(input) +
     Object.keys(tools ?? {}).length * TOKENS_PER_TOOL;
   if (reserved > window) {
@@ -52,7 +54,8 @@ export interface RunHistory {
 
 /**
  * The newest whole turns of a session that fit `budget` tokens, out of its newest `limit` messages
- * (`limit` is even, so the oldest read is a user message).
+ * (`limit` is even, so the oldest read is a user message), as AI SDK messages: a turn's tool calls
+ * and results go with it (its size estimated from its parts).
  */
 export async function readHistory(
   store: AgentStore,
@@ -65,7 +68,7 @@ export async function readHistory(
   const total =
     history.length === limit ? ((await store.getSession(session))?.message_count ?? history.length) : history.length;
   const { sent } = fitHistory(history, budget);
-  return { messages: sent.map(({ role, content }) => ({ role, content })), omitted: total - sent.length };
+  return { messages: historyMessages(sent), omitted: total - sent.length };
 }
 
 /**
@@ -79,5 +82,5 @@ export function givenHistory(history: unknown, limit: number, budget: number): R
   // Like a stored window, the history sent never starts with a reply.
   const start = window[0]?.role === 'assistant' ? 1 : 0;
   const { sent } = fitHistory(window.slice(start), budget);
-  return { messages: sent.map(({ role, content }) => ({ role, content })), omitted: messages.length - sent.length };
+  return { messages: historyMessages(sent), omitted: messages.length - sent.length };
 }

@@ -3,14 +3,17 @@ import { AgentHostError } from '../errors/agenthost-error.js';
 import { StorageUnavailableError } from '../errors/storage-unavailable-error.js';
 import type { Lease } from '../ports/lock-provider.js';
 import { providerFailure } from '../provider-failures.js';
+import type { MessagePart } from '../records.js';
 import type { ServiceSettings } from '../service-options.js';
+import { responseParts } from './message-parts.js';
 import type { PreparedRun } from './prepare.js';
 import { withRunContext } from './run-context.js';
 
-/** What a model call answered: the text (or JSON text) to store, whether a tool ran, the tokens. */
+/** What a model call answered: the text (or JSON text) to store, what it did as parts, the tokens. */
 export interface ModelAnswer {
   output: string;
-  calledTool: boolean;
+  /** The call's response messages as parts: tool calls, results, approval requests and answers, text. */
+  parts: MessagePart[];
   usage: { inputTokens: number | undefined; outputTokens: number | undefined };
 }
 
@@ -18,9 +21,10 @@ export interface ModelAnswer {
 export function callSettings(settings: ServiceSettings, run: PreparedRun) {
   return {
     model: run.model,
-    instructions: run.agent.config.instruction,
+    instructions: run.config.instruction,
     messages: run.messages,
     ...(run.tools && { tools: run.tools, stopWhen: isStepCount(settings.maxToolSteps) }),
+    ...(run.toolSet.approval && { toolApproval: run.toolSet.approval }),
     ...(run.output && { output: run.output }),
     maxOutputTokens: settings.maxOutputTokens,
     maxRetries: settings.maxRetries,
@@ -62,7 +66,7 @@ export async function generateAnswer(
   }
   return {
     output: run.output ? JSON.stringify(result.output) : result.text,
-    calledTool: result.steps.some((step) => step.toolCalls.length > 0),
+    parts: responseParts(result.responseMessages),
     usage: result.usage,
   };
 }

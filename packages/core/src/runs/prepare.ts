@@ -3,16 +3,19 @@ import { configForRun } from '../agents/agent-versions.js';
 import { findAgent } from '../agents/find-agent.js';
 import { agentModel } from '../agents/offered.js';
 import { infoOf } from '../discovery.js';
+import { ConflictError } from '../errors/conflict-error.js';
 import { releaseLock } from '../locks/take-lock.js';
-import type { SessionRef } from '../ports/agent-store.js';
+import type { AgentStore, SessionRef } from '../ports/agent-store.js';
 import type { Lease } from '../ports/lock-provider.js';
 import type { ChatModel, ModelInfo } from '../ports/model-provider.js';
-import type { AgentRecord } from '../records.js';
+import type { AgentConfig, AgentRecord, MessagePart, SessionMessage, TokenUsage } from '../records.js';
 import { type RunAgentInput, runAgentInputSchema } from '../schemas.js';
 import type { ServiceSettings } from '../service-options.js';
 import { outputFormat } from '../structured-output/output-format.js';
 import { invalidField, parseInput } from '../validation.js';
+import { type AgentTools, agentTools } from './agent-tools.js';
 import { givenHistory, historyBudget, readHistory } from './context-budget.js';
+import { userModelContent, userTurn } from './input-parts.js';
 import { lockSession } from './session-lock.js';
 
 /** What a caller asks of a run: whose, of which agent, on what input; and the caller's signal. */
@@ -29,18 +32,27 @@ export interface RunRequest {
 export interface PreparedRun {
   /** The agent, with the configuration of the version the run uses. */
   agent: AgentRecord;
-  /** The version of the agent the run uses (`metadata.agent_version`). */
-  agentVersion: number;
+  /** The configuration the run uses: the agent's current one, or that of the version it names. */
+  config: AgentConfig;
+  /** That configuration's version. */
+  version: number;
   model: ChatModel;
+  /** The model's name, as the agent (or the turn the run resumes) names it. */
+  modelName: string;
   /** What is known of the model (its price, for the run's cost). */
   info: ModelInfo;
   session: SessionRef;
-  input: string;
-  /** The history that fits the context budget, then the input. */
+  /** The user's message of the turn, as it is stored. */
+  user: SessionMessage;
+  /** What the turn did before this model call (a turn resumed after approvals); none for a new turn. */
+  earlier: { parts: MessagePart[]; tokens: TokenUsage } | undefined;
+  /** The history that fits the context budget, then the input (and what the turn did so far). */
   messages: ModelMessage[];
   /** Earlier messages of the session left out of `messages`. */
   omitted: number;
   tools: ToolSet | undefined;
+  /** The merged tools' integrations, and which tools wait for approval. */
+  toolSet: AgentTools;
   /** The AI SDK output specification (none for plain text). */
   output: Awaited<ReturnType<typeof outputFormat>>;
   /** The session's lock, held until the run is over; none for a session the run just started. */
@@ -49,9 +61,23 @@ export interface PreparedRun {
 }
 
 /**
- * The first step of a run: loads the agent, validates the input and its output format, resolves the
- * model, checks the context budget, then (for a session the caller named) takes the session's lock
- * and reads the history that fits. The caller releases `lease` when the run is over; a failure here
+ * @throws ConflictError naming the approvals when the session's last turn waits for them: the turn
+ *   must be finished (`respondToApproval`) before another starts.
+ */
+export async function refusePendingTurn(store: AgentStore, session: SessionRef): Promise<void> {
+  const pending = await store.getPendingTurn(session);
+  if (!pending) return;
+  const ids = pending.approvals.map((a) => a.approval_id).join(', ');
+  throw new ConflictError({
+    message: `The session's last turn waits for approval of tool calls (${ids}); approve or deny them first`,
+  });
+}
+
+/**
+ * The first step of a run: loads the agent and the configuration the run uses, validates the input
+ * and its output format, resolves the model and the tools, checks the context budget, then (for a
+ * session the caller named) takes the session's lock, checks that no turn waits for approval, and
+ * reads the history that fits. The caller releases `lease` when the run is over; a failure here
  * releases it.
  * @throws NotFoundError; InvalidInputError; ConflictError; what the sandbox or the store throws.
  */
@@ -61,9 +87,13 @@ export async function prepareRun(
 ): Promise<PreparedRun> {
   const found = await findAgent(settings.store, accountId, agentId);
   const run = parseInput(runAgentInputSchema, input);
-  const { config, version: agentVersion } = await configForRun(settings.store, accountId, found, run.version);
+  const { config, version } = await configForRun(settings.store, accountId, found, run.version);
+  // The agent as the run sees it: with the configuration of the version it uses.
   const agent: AgentRecord = { ...found, config };
-  if (run.input.length > settings.maxInputChars)
+  const model = agentModel(settings.models, { config });
+  const info = infoOf(settings.models, config.model);
+  const turn = userTurn(run.input, info);
+  if (turn.content.length > settings.maxInputChars)
     throw invalidField('input', `input must be at most ${settings.maxInputChars} characters`);
   const output = await outputFormat({
     jsonMode: run.json_mode ?? undefined,
@@ -73,34 +103,36 @@ export async function prepareRun(
     sandbox: settings.sandbox,
     ...(signal && { signal }),
   });
-  const model = agentModel(settings.models, agent);
-  const tools = agent.config.tool === null ? undefined : settings.tools.tools(agent.config.tool);
+  const toolSet = agentTools(settings.tools, config);
   const session: SessionRef = { accountId, agentId, sessionId: run.session_id ?? settings.generateId('session') };
-  const info = infoOf(settings.models, agent.config.model);
-  const budget = historyBudget(settings, { agent, info, input: run.input, tools });
+  const budget = historyBudget(settings, { config, info, input: turn.content, tools: toolSet.tools });
 
   // A session id the server just made is known to nobody else, so only given ids need the lock.
   const lease = run.session_id ? await lockSession(settings, session, signal) : undefined;
   try {
+    if (run.session_id) await refusePendingTurn(settings.store, session);
     const history = run.session_id
       ? await readHistory(settings.store, session, settings.historyLimit, budget)
       : sent === undefined
         ? { messages: [], omitted: 0 }
         : givenHistory(sent, settings.historyLimit, budget);
-    const messages: ModelMessage[] = [...history.messages, { role: 'user', content: run.input }];
     const startedAt = settings.now().toISOString();
+    const user: SessionMessage = {
+      role: 'user',
+      content: turn.content,
+      ...(turn.parts && { parts: turn.parts }),
+      created_at: startedAt,
+    };
+    const messages: ModelMessage[] = [...history.messages, { role: 'user', content: userModelContent(turn) }];
+    const common = { agent, config, version, model, modelName: config.model, info, session, output, lease };
     return {
-      agent,
-      agentVersion,
-      model,
-      info,
-      session,
-      input: run.input,
+      ...common,
+      user,
+      earlier: undefined,
       messages,
       omitted: history.omitted,
-      tools,
-      output,
-      lease,
+      tools: toolSet.tools,
+      toolSet,
       startedAt,
     };
   } catch (error) {

@@ -3,7 +3,7 @@ import type { RunResult } from '../records.js';
 import type { ServiceSettings } from '../service-options.js';
 import { commitRun } from './commit.js';
 import { generateAnswer } from './model-call.js';
-import { prepareRun, type RunRequest } from './prepare.js';
+import { type PreparedRun, prepareRun, type RunRequest } from './prepare.js';
 import { observedModel } from './run-observer.js';
 import { traced } from './telemetry.js';
 
@@ -13,12 +13,18 @@ import { traced } from './telemetry.js';
  */
 export function runAgent(settings: ServiceSettings, request: RunRequest): Promise<RunResult> {
   const span = settings.tracer.startRun({ 'agenthost.agent_id': request.agentId });
-  return traced(span, () => prepareAndRun(settings, request));
+  return traced(span, async () => runPrepared(settings, await prepareRun(settings, request), request.signal));
 }
 
-async function prepareAndRun(settings: ServiceSettings, request: RunRequest): Promise<RunResult> {
-  const { signal } = request;
-  const run = await prepareRun(settings, request);
+/**
+ * The model call and the commit of a prepared run (a new one, or a turn resumed after approvals),
+ * telling the observer how the call went; releases the session's lock whatever happens.
+ */
+export async function runPrepared(
+  settings: ServiceSettings,
+  run: PreparedRun,
+  signal: AbortSignal | undefined,
+): Promise<RunResult> {
   // Set when the model call settles, which comes before anything the observer is told.
   let providerMs = 0;
   try {

@@ -1,6 +1,6 @@
 import { AgentHostError } from '../errors/agenthost-error.js';
 import type { ModelInfo, ModelProvider } from '../ports/model-provider.js';
-import type { AgentRecord, TokenUsage } from '../records.js';
+import type { TokenUsage } from '../records.js';
 
 /** What a finished run reports to an observer (for metrics): never its input or output. */
 export interface RunObservation {
@@ -19,8 +19,8 @@ export interface ObservedModel {
 }
 
 /** The model of a prepared run as its observer is told it. */
-export function observedModel(run: { info: ModelInfo; agent: AgentRecord }): ObservedModel {
-  return { info: run.info, configured: run.agent.config.model };
+export function observedModel(run: { info: ModelInfo; modelName: string }): ObservedModel {
+  return { info: run.info, configured: run.modelName };
 }
 
 /** Tells the service's observer about runs that reached their model call. */

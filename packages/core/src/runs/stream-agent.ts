@@ -1,5 +1,5 @@
 import { releaseLock } from '../locks/take-lock.js';
-import type { RunEvent, RunEvents } from '../records.js';
+import type { RunEvent, RunEvents, RunResult } from '../records.js';
 import type { ServiceSettings } from '../service-options.js';
 import { commitRun } from './commit.js';
 import { callFailure, callSignal } from './model-call.js';
@@ -14,8 +14,19 @@ import type { RunSpan } from './telemetry.js';
  * it, aborts the model call and releases the session's lock.
  */
 export async function streamAgent(settings: ServiceSettings, request: RunRequest): Promise<RunEvents> {
-  const run = await prepareRun(settings, request);
-  const events = closable(tracedEvents(settings, run, request.signal), () => releaseLock(run.lease));
+  return streamPrepared(settings, await prepareRun(settings, request), request.signal);
+}
+
+/**
+ * The events of a prepared run (a new one, or a turn resumed after approvals), which drive the model
+ * call and the commit as they are read; closing them early releases the session's lock.
+ */
+export function streamPrepared(
+  settings: ServiceSettings,
+  run: PreparedRun,
+  signal: AbortSignal | undefined,
+): RunEvents {
+  const events = closable(tracedEvents(settings, run, signal), () => releaseLock(run.lease));
   return Object.assign(events, { session_id: run.session.sessionId });
 }
 
@@ -62,6 +73,14 @@ async function* tracedEvents(
   }
 }
 
+/** A run's last events: one `approval-request` per tool call that waits for approval, then `done`. */
+export function resultEvents(result: RunResult): RunEvent[] {
+  return [
+    ...result.pending_approvals.map((a): RunEvent => ({ type: 'approval-request', ...a })),
+    { type: 'done', result },
+  ];
+}
+
 /** The model call's events, then `done` once the turn is stored; the lock is released at the end or on close. */
 async function* runEvents(
   settings: ServiceSettings,
@@ -80,7 +99,7 @@ async function* runEvents(
       const providerMs = performance.now() - started;
       const result = await commitRun(settings, run, answer, signal);
       settings.observer.succeeded(observedModel(run), result.metadata.tokens, providerMs);
-      yield { type: 'done', result };
+      yield* resultEvents(result);
     } catch (error) {
       const failed = callFailure(error, timeout, signal, run);
       settings.observer.failed(observedModel(run), failed, performance.now() - started);

@@ -1,6 +1,7 @@
 import { streamText, type TextStreamPart, type ToolSet } from 'ai';
 import type { RunEvent } from '../records.js';
 import type { ServiceSettings } from '../service-options.js';
+import { DENIED, responseParts } from './message-parts.js';
 import { callSettings, inRunContext, type ModelAnswer } from './model-call.js';
 import type { PreparedRun } from './prepare.js';
 import { unfinishedStep } from './stream-finish.js';
@@ -24,6 +25,8 @@ function runEvent(part: StreamPart, structured: boolean): RunEvent | undefined {
         tool_name: part.toolName,
         error: part.error instanceof Error ? part.error.message : String(part.error),
       };
+    case 'tool-output-denied':
+      return { type: 'tool-error', tool_call_id: part.toolCallId, tool_name: part.toolName, error: DENIED };
     default:
       return undefined;
   }
@@ -59,16 +62,14 @@ export function streamAnswer(
     });
   const result = inRunContext(settings, run, () => span.within(start));
   async function* events(): AsyncGenerator<RunEvent, ModelAnswer> {
-    let calledTool = false;
     for await (const part of result.stream) {
-      if (part.type === 'tool-call') calledTool = true;
       const event = runEvent(part, run.output !== undefined);
       if (event) yield event;
       failure ??= partFailure(part, signal);
     }
     if (failure !== undefined) throw failure;
     const output = run.output ? JSON.stringify(await result.output) : await result.text;
-    return { output, calledTool, usage: await result.usage };
+    return { output, parts: responseParts(await result.responseMessages), usage: await result.usage };
   }
   return events();
 }

@@ -77,7 +77,7 @@ const chatUsage = (usage: { input: number; output: number }) => ({
 });
 const chatCalls = (calls: FakeToolCall[]) =>
   calls.map((c, i) => ({
-    id: `call_${i + 1}`,
+    id: c.id ?? `call_${i + 1}`,
     type: 'function',
     function: { name: c.name, arguments: JSON.stringify(c.arguments) },
   }));
@@ -137,8 +137,8 @@ function responsesOutput(reply: FakeAnswer) {
   if ('toolCalls' in reply) {
     return reply.toolCalls.map((c, i) => ({
       type: 'function_call',
-      id: `fc_${i + 1}`,
-      call_id: `call_${i + 1}`,
+      id: `fc_${c.id ?? i + 1}`,
+      call_id: c.id ?? `call_${i + 1}`,
       name: c.name,
       arguments: JSON.stringify(c.arguments),
       status: 'completed',

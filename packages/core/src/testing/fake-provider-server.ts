@@ -34,6 +34,8 @@ export interface FakeProviderRequest<Api extends string = string> {
 export interface FakeToolCall {
   name: string;
   arguments: Record<string, unknown>;
+  /** The call's id, where the wire format carries one (OpenAI); default `call_1`, `call_2`... within the answer. */
+  id?: string;
 }
 
 /** How a text or tool-call answer is sent. */

@@ -11,6 +11,7 @@ import type {
   SessionMessage,
   SessionRef,
 } from '@agenthost/core';
+import { messagePartCases, pendingTurnCases } from './message-part-cases.js';
 
 /** The parts of a test framework the suite needs; vitest, jest and `node:test` all provide them. */
 export interface TestApi {
@@ -753,6 +754,8 @@ export function storageContractTests(
     register(apiKeyCases());
     register(hostSecretAndIdempotencyCases());
     register(concurrencyCases());
+    register(messagePartCases());
+    register(pendingTurnCases());
     if (options.sharesData) register(sharedDataCases());
   });
 }

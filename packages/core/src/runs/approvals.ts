@@ -1,0 +1,178 @@
+import { configForRun } from '../agents/agent-versions.js';
+import { findAgent, findSessionRef } from '../agents/find-agent.js';
+import { agentModel } from '../agents/offered.js';
+import { messageTokens } from '../context-window.js';
+import { infoOf } from '../discovery.js';
+import { NotFoundError } from '../errors/not-found-error.js';
+import { releaseLock } from '../locks/take-lock.js';
+import type { SessionRef } from '../ports/agent-store.js';
+import type { Lease } from '../ports/lock-provider.js';
+import type { AgentRecord, MessagePart, PendingTurn, RunEvent, RunEvents, RunResult } from '../records.js';
+import { approvalResponseSchema } from '../schemas.js';
+import type { ServiceSettings } from '../service-options.js';
+import { parseInput } from '../validation.js';
+import { type AgentTools, agentTools } from './agent-tools.js';
+import { runResult } from './commit.js';
+import { historyBudget, readHistory } from './context-budget.js';
+import { userModelContent } from './input-parts.js';
+import { assistantMessages, partsText } from './message-parts.js';
+import type { PreparedRun } from './prepare.js';
+import { runPrepared } from './run-agent.js';
+import { lockSession } from './session-lock.js';
+import { resultEvents, streamPrepared } from './stream-agent.js';
+import { traced } from './telemetry.js';
+
+/** A person's answer to one tool call that waits for approval, and the caller's signal. */
+export interface ApprovalRequest {
+  accountId: string;
+  agentId: string;
+  sessionId: string;
+  approvalId: string;
+  /** `{ approve, reason? }` ({@link approvalResponseSchema}). */
+  input: unknown;
+  signal: AbortSignal | undefined;
+}
+
+/** What an answer leads to: the turn still waits for other approvals, or it goes on. */
+type Answered = { waiting: RunResult; run?: undefined } | { waiting?: undefined; run: PreparedRun };
+
+/**
+ * Records a person's answer to a tool call that waits for approval. While other calls of the turn
+ * still wait, the answer is kept with the pending turn and the result lists them; once every call is
+ * answered the turn goes on: the approved tools run (once), denials reach the model with their
+ * reason, and the whole turn is stored as one.
+ * @throws NotFoundError for an unknown agent, session or approval; InvalidInputError for a bad
+ *   answer; ConflictError when a run of the session holds it; what a run throws.
+ */
+export async function respondToApproval(settings: ServiceSettings, request: ApprovalRequest): Promise<RunResult> {
+  const span = settings.tracer.startRun({ 'agenthost.agent_id': request.agentId, 'agenthost.approval': true });
+  return traced(span, async () => {
+    const answered = await answerApproval(settings, request);
+    return answered.waiting ?? runPrepared(settings, answered.run, request.signal);
+  });
+}
+
+/**
+ * {@link respondToApproval}, streamed like a run: the turn's events as it goes on, or, while other
+ * calls still wait, one `approval-request` event for each, then `done`.
+ */
+export async function streamApprovalResponse(settings: ServiceSettings, request: ApprovalRequest): Promise<RunEvents> {
+  const answered = await answerApproval(settings, request);
+  if (answered.run) return streamPrepared(settings, answered.run, request.signal);
+  const events = resultEvents(answered.waiting);
+  async function* replay(): AsyncGenerator<RunEvent> {
+    yield* events;
+  }
+  return Object.assign(replay(), { session_id: answered.waiting.session_id });
+}
+
+/** Checks the answer, takes the session's lock, and records it (or prepares the turn's next call). */
+async function answerApproval(settings: ServiceSettings, request: ApprovalRequest): Promise<Answered> {
+  const { store } = settings;
+  const answer = parseInput(approvalResponseSchema, request.input);
+  const agent = await findAgent(store, request.accountId, request.agentId);
+  const session = await findSessionRef(store, request.accountId, request.agentId, request.sessionId);
+  const lease = await lockSession(settings, session, request.signal);
+  try {
+    const pending = await store.getPendingTurn(session);
+    const approval = pending?.approvals.find((a) => a.approval_id === request.approvalId);
+    if (!pending || !approval) throw new NotFoundError({ message: 'Approval not found' });
+    const response: MessagePart = {
+      type: 'tool-approval-response',
+      approval_id: approval.approval_id,
+      approved: answer.approve,
+      ...(answer.reason !== undefined && { reason: answer.reason }),
+    };
+    const turn: PendingTurn = {
+      ...pending,
+      parts: [...pending.parts, response],
+      approvals: pending.approvals.filter((a) => a !== approval),
+    };
+    if (turn.approvals.length === 0) return { run: await resumeTurn(settings, { agent, session, turn, lease }) };
+    await store.appendMessages(session, [], turn);
+    await releaseLock(lease);
+    return { waiting: await waitingResult(settings, agent, session, turn) };
+  } catch (error) {
+    await releaseLock(lease);
+    throw error;
+  }
+}
+
+/** The integrations of a pending turn's tools, as well as they can still be known (for `tools_used`). */
+async function turnTools(
+  settings: ServiceSettings,
+  agent: AgentRecord,
+  accountId: string,
+  turn: PendingTurn,
+): Promise<AgentTools> {
+  try {
+    const { config } = await configForRun(settings.store, accountId, agent, turn.agent_version);
+    return agentTools(settings.tools, config);
+  } catch {
+    return { tools: undefined, integrationOf: new Map(), approval: undefined };
+  }
+}
+
+/** The result of an answer after which other calls of the turn still wait. */
+async function waitingResult(
+  settings: ServiceSettings,
+  agent: AgentRecord,
+  session: SessionRef,
+  turn: PendingTurn,
+): Promise<RunResult> {
+  const run = {
+    session,
+    modelName: turn.model,
+    version: turn.agent_version,
+    toolSet: await turnTools(settings, agent, session.accountId, turn),
+    info: infoOf(settings.models, turn.model),
+    omitted: 0,
+  };
+  return runResult(run, {
+    output: partsText(turn.parts),
+    parts: turn.parts,
+    tokens: turn.tokens,
+    approvals: turn.approvals,
+  });
+}
+
+/**
+ * A pending turn whose every call is answered, ready for its next model call: on the agent version
+ * and the model the turn started with, the history that fits, the user's message, then what the
+ * assistant did so far and the answers (which the AI SDK turns into tool runs or denials).
+ */
+async function resumeTurn(
+  settings: ServiceSettings,
+  { agent, session, turn, lease }: { agent: AgentRecord; session: SessionRef; turn: PendingTurn; lease: Lease },
+): Promise<PreparedRun> {
+  const { config, version } = await configForRun(settings.store, session.accountId, agent, turn.agent_version);
+  const model = agentModel(settings.models, { config: { model: turn.model } });
+  const info = infoOf(settings.models, turn.model);
+  const toolSet = agentTools(settings.tools, config);
+  const budget = historyBudget(settings, { config, info, input: turn.user.content, tools: toolSet.tools });
+  const sofar = messageTokens({ content: '', parts: turn.parts });
+  const history = await readHistory(settings.store, session, settings.historyLimit, Math.max(0, budget - sofar));
+  const messages = [
+    ...history.messages,
+    { role: 'user' as const, content: userModelContent(turn.user) },
+    ...assistantMessages(turn.parts, { approvals: true }),
+  ];
+  return {
+    agent,
+    config,
+    version,
+    model,
+    modelName: turn.model,
+    info,
+    session,
+    user: turn.user,
+    earlier: { parts: turn.parts, tokens: turn.tokens },
+    messages,
+    omitted: history.omitted,
+    tools: toolSet.tools,
+    toolSet,
+    output: undefined,
+    lease,
+    startedAt: settings.now().toISOString(),
+  };
+}
