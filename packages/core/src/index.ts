@@ -28,6 +28,8 @@ export {
   anthropicProvider,
   compatibleProvider,
   googleProvider,
+  type ModelInput,
+  MULTIMODAL_INPUT,
   type NamedProvider,
   openAIProvider,
   PROVIDER_NAME,

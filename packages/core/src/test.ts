@@ -30,6 +30,7 @@ export {
   defaultFakeReply,
   type FakeAnswer,
   type FakeAnswerOptions,
+  type FakeMedia,
   type FakeMessage,
   type FakeProviderHandler,
   type FakeProviderRequest,
@@ -38,6 +39,7 @@ export {
   type FakeToolCall,
 } from './testing/fake-provider-server.js';
 export {
+  type MockModelOptions,
   type MockModelProvider,
   type MockPrompt,
   type MockReply,

@@ -1,4 +1,10 @@
-import { MAX_INPUT_LENGTH, MAX_INSTRUCTION_LENGTH, MAX_NAME_LENGTH } from '@agenthost/core';
+import {
+  MAX_INPUT_FILE_BYTES,
+  MAX_INPUT_FILES_BYTES,
+  MAX_INPUT_LENGTH,
+  MAX_INSTRUCTION_LENGTH,
+  MAX_NAME_LENGTH,
+} from '@agenthost/core';
 import { z } from 'zod';
 import packageJson from '../package.json' with { type: 'json' };
 import { requestComponents } from './http-bodies.js';
@@ -55,7 +61,7 @@ function requestSchemas(): Record<string, Json> {
   (update.properties as Record<string, Json>).config!.description =
     "The same fields, as a record's `config` shows them; top-level fields win";
   const run = describe(schemas.RunAgentInput!, {
-    input: `The user's message. Not blank; at most ${MAX_INPUT_LENGTH} characters, and at most the server's \`maxInputChars\` (32 000 by default)`,
+    input: `The user's message: text (not blank; at most ${MAX_INPUT_LENGTH} characters, and at most the server's \`maxInputChars\`, 32 000 by default), or a list of parts: \`text\`, \`image\` and \`file\`, each image or file by \`url\` (https, passed to the provider, never fetched by the server) or base64 \`data\` (one of the two; at most ${MAX_INPUT_FILE_BYTES / 2 ** 20} MiB each and ${MAX_INPUT_FILES_BYTES / 2 ** 20} MiB in all, decoded; the bytes must be of \`media_type\`). A model that does not read images or files (\`GET /models\`, \`input\`) answers 400 naming the part`,
     input_data: 'Accepted instead of `input`, for older clients',
     session_id: 'Continue this conversation (or start one under this id); absent or `null` starts a new one',
     json_mode: '`true` makes `output` a JSON text that parses',

@@ -325,6 +325,13 @@ export const modelInfoSchema = component(
         .object({ input_per_mtok: z.number().nonnegative(), output_per_mtok: z.number().nonnegative() })
         .optional()
         .describe('Its list price in US dollars per million input and output tokens, when known'),
+      input: z
+        .array(z.enum(['text', 'image', 'file']))
+        .readonly()
+        .optional()
+        .describe(
+          "What it reads in a run's input: `text`, and `image` and `file` when it reads them; absent means text only",
+        ),
     })
     .describe('An offered model'),
 );

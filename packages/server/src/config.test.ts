@@ -2,6 +2,7 @@ import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, test } from 'vitest';
 import { ConfigError, loadConfig } from './config.js';
+import { modelsFor } from './models.js';
 
 describe('loadConfig', () => {
   test('defaults with an empty environment', () => {
@@ -230,6 +231,25 @@ describe('model providers', () => {
     });
   });
 
+  test('input says what an endpoint’s models read: text only unless it says more', () => {
+    const config = loadConfig({
+      AGENTHOST_PROVIDERS: JSON.stringify({
+        vllm: { baseURL: 'http://127.0.0.1:8000/v1', input: ['text', 'image'] },
+        ollama: { baseURL: 'http://127.0.0.1:11434/v1' },
+        openai: { apiKey: 'sk-1', input: ['text'] },
+      }),
+    });
+    expect(config.providers.compatible.vllm).toStrictEqual({
+      baseURL: 'http://127.0.0.1:8000/v1',
+      input: ['text', 'image'],
+    });
+    const models = modelsFor(config.providers);
+    expect(models.modelInfo?.('vllm/qwen2.5-vl')?.input).toStrictEqual(['text', 'image']);
+    expect(models.modelInfo?.('ollama/llama3.2')?.input).toBeUndefined();
+    expect(models.modelInfo?.('openai/gpt-5-mini')?.input).toStrictEqual(['text']);
+    expect(models.modelInfo?.('echo')?.input).toBeUndefined();
+  });
+
   test.each([
     [
       'not JSON',
@@ -260,6 +280,16 @@ describe('model providers', () => {
       'api on another provider',
       '{"anthropic": {"api": "chat", "apiKey": "k"}}',
       'AGENTHOST_PROVIDERS.anthropic.api: api applies to openai only',
+    ],
+    [
+      'an input kind that is not one',
+      '{"vllm": {"baseURL": "http://x.example/v1", "input": ["text", "video"]}}',
+      'AGENTHOST_PROVIDERS.vllm.input.1: must be "text", "image" or "file"',
+    ],
+    [
+      'an input without text',
+      '{"vllm": {"baseURL": "http://x.example/v1", "input": ["image"]}}',
+      'AGENTHOST_PROVIDERS.vllm.input: must include "text"',
     ],
     [
       'a base URL for Anthropic without a key',

@@ -18,12 +18,13 @@ import type { ProvidersConfig } from './providers-config.js';
 export function modelsFor(providers: ProvidersConfig): ModelProvider {
   const named: NamedProvider[] = [];
   if (providers.openai) {
-    const { apiKey, baseURL, models, api } = providers.openai;
+    const { apiKey, baseURL, models, api, input } = providers.openai;
     named.push(
       openAIProvider({
         apiKey: apiKey ?? 'not-needed',
         ...(baseURL && { baseURL }),
         ...(models && { models }),
+        ...(input && { input }),
         api: api ?? (baseURL && !apiKey ? 'chat' : 'responses'),
       }),
     );

@@ -10,6 +10,11 @@ export interface ProviderEntry {
   models?: string[];
   /** OpenAI only: its Responses API or Chat Completions. */
   api?: 'responses' | 'chat';
+  /**
+   * What the provider's models read in a run's input: `text`, and `image` and `file` when they read
+   * them (default: all three for OpenAI, Anthropic and Google; text only for an OpenAI-compatible endpoint).
+   */
+  input?: ('text' | 'image' | 'file')[];
 }
 
 /** The providers the server offers models of, besides the offline echo model. */
@@ -30,6 +35,10 @@ const entry = z.strictObject({
   apiKey: z.string().min(1).optional(),
   models: z.array(z.string().min(1).max(200)).min(1, 'list at least one model, or leave models out').optional(),
   api: z.enum(['responses', 'chat'], { error: 'must be "responses" or "chat"' }).optional(),
+  input: z
+    .array(z.enum(['text', 'image', 'file'], { error: 'must be "text", "image" or "file"' }))
+    .refine((kinds) => kinds.includes('text'), 'must include "text"')
+    .optional(),
 });
 
 const providersJson = jsonText('{"ollama": {"baseURL": "http://127.0.0.1:11434/v1"}}').pipe(

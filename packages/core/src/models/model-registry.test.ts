@@ -105,12 +105,14 @@ describe('modelRegistry: listings and what it knows', () => {
       provider: 'anthropic',
       context_window: 200_000,
       price: { input_per_mtok: 3, output_per_mtok: 15 },
+      input: ['text', 'image', 'file'],
     });
     expect(models.modelInfo!('gpt-5-mini')).toStrictEqual({
       name: 'openai/gpt-5-mini',
       provider: 'openai',
       context_window: 400_000,
       price: { input_per_mtok: 0.25, output_per_mtok: 2 },
+      input: ['text', 'image', 'file'],
     });
     // OpenRouter is a provider the catalog knows by that exact name: its prices count.
     expect(models.modelInfo!('openrouter/openai/gpt-5-mini')).toMatchObject({

@@ -72,6 +72,7 @@ export function modelRegistry(providers: readonly NamedProvider[]): ModelProvide
         provider: found.provider.name,
         ...(entry?.context_window !== undefined && { context_window: entry.context_window }),
         ...(entry?.price && { price: entry.price }),
+        ...(found.provider.input && { input: found.provider.input }),
       };
     },
   };

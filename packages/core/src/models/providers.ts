@@ -15,7 +15,19 @@ export interface ProviderSettings {
   models?: readonly string[];
   /** A fetch implementation, for proxies or tests. */
   fetch?: typeof globalThis.fetch;
+  /**
+   * What the provider's models read in a run's input besides text (`ModelInfo.input`). OpenAI,
+   * Anthropic and Google: text, images and files unless set; an OpenAI-compatible endpoint: text only
+   * unless set.
+   */
+  input?: ModelInput;
 }
+
+/** What models read in a run's input: `text`, and `image` and `file` when they read them. */
+export type ModelInput = readonly ('text' | 'image' | 'file')[];
+
+/** What the models of OpenAI, Anthropic and Google read. */
+export const MULTIMODAL_INPUT: ModelInput = Object.freeze(['text', 'image', 'file'] as const);
 
 /**
  * A provider the registry serves under `name`: an AI SDK provider, the model ids it offers (`'any'`
@@ -27,6 +39,8 @@ export interface NamedProvider {
   provider: ProviderV4 | ProviderV3;
   models: readonly string[] | 'any';
   catalog?: string;
+  /** What its models read besides text; absent means text only. */
+  input?: ModelInput;
 }
 
 /** A provider's name: 1-32 of lower-case letters, digits, `-` and `_` (so never a `/`). */
@@ -49,7 +63,13 @@ export function openAIProvider(settings: ProviderSettings & { api?: 'responses' 
     settings.api === 'chat'
       ? { ...openai, specificationVersion: 'v4', languageModel: (id: string) => openai.chat(id) }
       : openai;
-  return { name: 'openai', provider, models: offered(settings, 'openai'), catalog: 'openai' };
+  return {
+    name: 'openai',
+    provider,
+    models: offered(settings, 'openai'),
+    catalog: 'openai',
+    input: settings.input ?? MULTIMODAL_INPUT,
+  };
 }
 
 /** Anthropic's Messages API, through `@ai-sdk/anthropic`. Offers the catalog's Claude models unless `models` says otherwise. */
@@ -59,6 +79,7 @@ export function anthropicProvider(settings: ProviderSettings = {}): NamedProvide
     provider: createAnthropic(pick(settings)),
     models: offered(settings, 'anthropic'),
     catalog: 'anthropic',
+    input: settings.input ?? MULTIMODAL_INPUT,
   };
 }
 
@@ -69,13 +90,14 @@ export function googleProvider(settings: ProviderSettings = {}): NamedProvider {
     provider: createGoogleGenerativeAI(pick(settings)),
     models: offered(settings, 'google'),
     catalog: 'google',
+    input: settings.input ?? MULTIMODAL_INPUT,
   };
 }
 
 /**
  * Any OpenAI-compatible endpoint (Ollama, vLLM, LM Studio, OpenRouter, Groq, a company gateway),
  * through `@ai-sdk/openai-compatible`, under the name of your choosing. It offers the `models` given,
- * or any model id when none are. When the name is exactly one the catalog knows (`openrouter`,
+ * or any model id when none are; its models read text only unless `input` says more. When the name is exactly one the catalog knows (`openrouter`,
  * `groq`, `mistral`, `deepseek`...), context windows and prices come from there.
  * @throws TypeError for a name that is not 1-32 characters of lower-case letters, digits, `-` or `_`, or without `baseURL`.
  */
@@ -90,5 +112,6 @@ export function compatibleProvider(name: string, settings: ProviderSettings & { 
     provider: provider as unknown as ProviderV4,
     models: settings.models ? Object.freeze([...new Set(settings.models)]) : 'any',
     ...(catalog && { catalog }),
+    ...(settings.input && { input: settings.input }),
   };
 }

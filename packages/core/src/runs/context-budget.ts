@@ -3,10 +3,11 @@ import { z } from 'zod';
 import { DEFAULT_CONTEXT_WINDOW, estimateTokens, fitHistory } from '../context-window.js';
 import type { AgentStore, SessionRef } from '../ports/agent-store.js';
 import type { ModelInfo } from '../ports/model-provider.js';
-import type { AgentConfig } from '../records.js';
+import type { AgentConfig, MessagePart } from '../records.js';
 import { runHistorySchema } from '../schemas.js';
 import type { ServiceSettings } from '../service-options.js';
 import { invalidField, parseInput } from '../validation.js';
+import { partsTokens } from './input-tokens.js';
 import { historyMessages } from './message-parts.js';
 
 /** Tokens set aside for the definitions of an agent's tools, per tool. */
@@ -15,32 +16,37 @@ const TOKENS_PER_TOOL = 500;
 /** What a run's context budget is made of. */
 export interface BudgetRequest {
   /** The configuration the run uses (the agent's current one, or the version the run names). */
-  config: Pick<AgentConfig, 'model' | 'instruction'>;
+  config: Pick<AgentConfig, 'model' | 'instruction' | 'max_output_tokens'>;
   info: ModelInfo;
   input: string;
+  /** The input's parts, when it has images or files (their tokens are estimated apart from the text). */
+  parts?: readonly MessagePart[] | undefined;
   tools: ToolSet | undefined;
 }
 
 /**
  * How many tokens of history a run may send: the model's context window (configured, else its
- * provider's, else the default) less the answer's tokens, the instruction, the input and the tools.
+ * provider's, else the default) less the answer's tokens (the agent's `max_output_tokens`, else the
+ * server's bound), the instruction, the input (its images and files by {@link partsTokens}) and the tools.
  * @throws InvalidInputError when those alone do not fit the window.
  */
 export function historyBudget(
   settings: Pick<ServiceSettings, 'contextWindows' | 'maxOutputTokens'>,
-  { config, info, input, tools }: BudgetRequest,
+  { config, info, input, parts, tools }: BudgetRequest,
 ): number {
   const model = config.model;
   const window = settings.contextWindows[model] ?? info.context_window ?? DEFAULT_CONTEXT_WINDOW;
+  const answer = config.max_output_tokens ?? settings.maxOutputTokens;
   const reserved =
-    settings.maxOutputTokens +
+    answer +
     estimateTokens(config.instruction) +
     estimateTokens(input) +
+    partsTokens(parts) +
     Object.keys(tools ?? {}).length * TOKENS_PER_TOOL;
   if (reserved > window) {
     throw invalidField(
       'input',
-      `input is too long for the context window of ${model} (${window} tokens, ${settings.maxOutputTokens} kept for the answer)`,
+      `input is too long for the context window of ${model} (${window} tokens, ${answer} kept for the answer)`,
     );
   }
   return window - reserved;

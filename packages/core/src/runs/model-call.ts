@@ -5,6 +5,7 @@ import type { Lease } from '../ports/lock-provider.js';
 import { providerFailure } from '../provider-failures.js';
 import type { MessagePart } from '../records.js';
 import type { ServiceSettings } from '../service-options.js';
+import { refuseDownloads, unsupportedInput } from './input-refusals.js';
 import { responseParts } from './message-parts.js';
 import type { PreparedRun } from './prepare.js';
 import { withRunContext } from './run-context.js';
@@ -26,9 +27,19 @@ export function callSettings(settings: ServiceSettings, run: PreparedRun) {
     ...(run.tools && { tools: run.tools, stopWhen: isStepCount(settings.maxToolSteps) }),
     ...(run.toolSet.approval && { toolApproval: run.toolSet.approval }),
     ...(run.output && { output: run.output }),
-    maxOutputTokens: settings.maxOutputTokens,
+    ...modelSettings(settings, run),
     maxRetries: settings.maxRetries,
+    experimental_download: refuseDownloads(run),
     telemetry: settings.modelCallTelemetry,
+  };
+}
+
+/** The agent's sampling settings, and its answer's bound (the server's when it sets none). */
+function modelSettings(settings: ServiceSettings, { agent: { config } }: PreparedRun) {
+  return {
+    maxOutputTokens: config.max_output_tokens ?? settings.maxOutputTokens,
+    ...(config.temperature != null && { temperature: config.temperature }),
+    ...(config.top_p != null && { topP: config.top_p }),
   };
 }
 
@@ -87,7 +98,9 @@ export function callFailure(
       message: 'Lost the session lock during the run; nothing was stored',
       cause: error,
     });
-  return providerFailure(error, { timedOut: timeout.aborted, provider: run.model.provider });
+  return (
+    unsupportedInput(error, run) ?? providerFailure(error, { timedOut: timeout.aborted, provider: run.model.provider })
+  );
 }
 
 /** The first agenthost error in an error's chain of causes, if any. */

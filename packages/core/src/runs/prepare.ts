@@ -37,7 +37,7 @@ export interface PreparedRun {
   /** That configuration's version. */
   version: number;
   model: ChatModel;
-  /** The model's name, as the agent (or the turn the run resumes) names it. */
+  /** The model's name: the agent's `model` (or the turn's that the run resumes), or the fallback model that answers. */
   modelName: string;
   /** What is known of the model (its price, for the run's cost). */
   info: ModelInfo;
@@ -105,7 +105,13 @@ export async function prepareRun(
   });
   const toolSet = agentTools(settings.tools, config);
   const session: SessionRef = { accountId, agentId, sessionId: run.session_id ?? settings.generateId('session') };
-  const budget = historyBudget(settings, { config, info, input: turn.content, tools: toolSet.tools });
+  const budget = historyBudget(settings, {
+    config,
+    info,
+    input: turn.content,
+    parts: turn.parts,
+    tools: toolSet.tools,
+  });
 
   // A session id the server just made is known to nobody else, so only given ids need the lock.
   const lease = run.session_id ? await lockSession(settings, session, signal) : undefined;

@@ -2,6 +2,7 @@ import { releaseLock } from '../locks/take-lock.js';
 import type { RunResult } from '../records.js';
 import type { ServiceSettings } from '../service-options.js';
 import { commitRun } from './commit.js';
+import { withFallback } from './fallback.js';
 import { generateAnswer } from './model-call.js';
 import { type PreparedRun, prepareRun, type RunRequest } from './prepare.js';
 import { observedModel } from './run-observer.js';
@@ -27,16 +28,23 @@ export async function runPrepared(
 ): Promise<RunResult> {
   // Set when the model call settles, which comes before anything the observer is told.
   let providerMs = 0;
+  let answered = run;
   try {
-    const started = performance.now();
-    const answer = await generateAnswer(settings, run, signal).finally(() => {
-      providerMs = performance.now() - started;
-    });
-    const result = await commitRun(settings, run, answer, signal);
-    settings.observer.succeeded(observedModel(run), result.metadata.tokens, providerMs);
+    const call = await withFallback(
+      settings,
+      run,
+      (attempt) => generateAnswer(settings, attempt, signal),
+      (failed, ms) => {
+        answered = failed;
+        providerMs = ms;
+      },
+    );
+    ({ run: answered, providerMs } = call);
+    const result = await commitRun(settings, answered, call.answer, signal);
+    settings.observer.succeeded(observedModel(answered), result.metadata.tokens, providerMs);
     return result;
   } catch (error) {
-    settings.observer.failed(observedModel(run), error, providerMs);
+    settings.observer.failed(observedModel(answered), error, providerMs);
     throw error;
   } finally {
     await releaseLock(run.lease);

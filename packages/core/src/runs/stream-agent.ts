@@ -2,10 +2,9 @@ import { releaseLock } from '../locks/take-lock.js';
 import type { RunEvent, RunEvents, RunResult } from '../records.js';
 import type { ServiceSettings } from '../service-options.js';
 import { commitRun } from './commit.js';
-import { callFailure, callSignal } from './model-call.js';
 import { type PreparedRun, prepareRun, type RunRequest } from './prepare.js';
 import { observedModel } from './run-observer.js';
-import { streamAnswer } from './stream-call.js';
+import { streamWithFallback } from './stream-fallback.js';
 import type { RunSpan } from './telemetry.js';
 
 /**
@@ -89,22 +88,22 @@ async function* runEvents(
   span: RunSpan,
 ): AsyncGenerator<RunEvent> {
   const stopped = new AbortController();
-  const timeout = AbortSignal.timeout(settings.providerTimeoutMs);
-  const started = performance.now();
+  // The run of the model that answered (or failed last), and how long its call took.
+  let answered = run;
+  let providerMs = 0;
   try {
-    const abortSignal = AbortSignal.any([stopped.signal, callSignal(timeout, signal, run.lease)]);
-    const answers = streamAnswer(settings, run, abortSignal, { signal, span });
-    try {
-      const answer = yield* answers;
-      const providerMs = performance.now() - started;
-      const result = await commitRun(settings, run, answer, signal);
-      settings.observer.succeeded(observedModel(run), result.metadata.tokens, providerMs);
-      yield* resultEvents(result);
-    } catch (error) {
-      const failed = callFailure(error, timeout, signal, run);
-      settings.observer.failed(observedModel(run), failed, performance.now() - started);
-      throw failed;
-    }
+    const onFailure = (failed: PreparedRun, ms: number) => {
+      answered = failed;
+      providerMs = ms;
+    };
+    const call = yield* streamWithFallback(settings, run, { signal, span, stopped: stopped.signal, onFailure });
+    ({ run: answered, providerMs } = call);
+    const result = await commitRun(settings, answered, call.answer, signal);
+    settings.observer.succeeded(observedModel(answered), result.metadata.tokens, providerMs);
+    yield* resultEvents(result);
+  } catch (error) {
+    settings.observer.failed(observedModel(answered), error, providerMs);
+    throw error;
   } finally {
     stopped.abort(new Error('The stream was closed before the run finished'));
     await releaseLock(run.lease);

@@ -2,6 +2,7 @@ import {
   callText,
   defaultFakeReply,
   type FakeAnswer,
+  type FakeMedia,
   type FakeMessage,
   type FakeProviderHandler,
   type FakeProviderRequest,
@@ -9,6 +10,7 @@ import {
   type FakeReply,
   type FakeToolCall,
   type FakeWireProtocol,
+  fakeMedia,
   pieces,
   resultText,
   sse,
@@ -41,6 +43,29 @@ function textOf(content: unknown): string {
   return '';
 }
 
+interface WirePart {
+  type?: string;
+  image_url?: string | { url?: string };
+  file?: { filename?: string; file_data?: string };
+  filename?: string;
+  file_data?: string;
+  file_url?: string;
+}
+
+/** The images and files of a message's content, from either API's parts. */
+function mediaOf(content: unknown): FakeMedia[] {
+  if (!Array.isArray(content)) return [];
+  return (content as WirePart[]).flatMap((part): FakeMedia[] => {
+    const image = typeof part.image_url === 'string' ? part.image_url : part.image_url?.url;
+    if ((part.type === 'image_url' || part.type === 'input_image') && image) return [fakeMedia('image', image)];
+    if (part.type === 'file' && part.file?.file_data)
+      return [fakeMedia('file', part.file.file_data, part.file.filename)];
+    const file = part.file_data ?? part.file_url;
+    if (part.type === 'input_file' && file) return [fakeMedia('file', file, part.filename)];
+    return [];
+  });
+}
+
 interface WireItem {
   role?: string;
   type?: string;
@@ -61,7 +86,8 @@ function normalise(api: FakeOpenAIApi, body: Record<string, unknown>): FakeMessa
     if (typeof m.role !== 'string') return [];
     if (m.tool_calls?.length)
       return m.tool_calls.map((c) => ({ role: 'assistant', content: callText(c.function.name, c.function.arguments) }));
-    return [{ role: m.role, content: textOf(m.content) }];
+    const media = mediaOf(m.content);
+    return [{ role: m.role, content: textOf(m.content), ...(media.length > 0 && { media }) }];
   });
 }
 

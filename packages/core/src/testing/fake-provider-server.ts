@@ -6,6 +6,26 @@ export interface FakeMessage {
   /** `system`, `user`, `assistant` (a tool call is `call name({...})`) or `tool` (a tool's result). */
   role: string;
   content: string;
+  /** The images and files of the message, as the provider received them (only when it has any). */
+  media?: FakeMedia[];
+}
+
+/** An image or file a request carried: its bytes (base64, from a data URL) or its URL, as sent. */
+export interface FakeMedia {
+  type: 'image' | 'file';
+  media_type?: string;
+  /** The base64 bytes, when sent inline. */
+  data?: string;
+  /** The URL, when sent by URL. */
+  url?: string;
+  filename?: string;
+}
+
+/** An image or file of a request from a URL that may be a `data:` URL (its media type and base64 bytes). */
+export function fakeMedia(type: FakeMedia['type'], url: string, filename?: string): FakeMedia {
+  const inline = /^data:([^;,]+);base64,(.*)$/s.exec(url);
+  const source = inline ? { media_type: inline[1], data: inline[2] } : { url };
+  return { type, ...source, ...(filename !== undefined && { filename }) };
 }
 
 /** A request as a fake provider received it. */

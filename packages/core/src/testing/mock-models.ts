@@ -6,7 +6,7 @@ import type {
   LanguageModelV4Usage,
 } from '@ai-sdk/provider';
 import { convertArrayToReadableStream, MockLanguageModelV4 } from 'ai/test';
-import type { ChatModel, ModelProvider } from '../ports/model-provider.js';
+import type { ChatModel, ModelInfo, ModelProvider } from '../ports/model-provider.js';
 
 /** What a mock model was asked, in plain text. */
 export interface MockPrompt {
@@ -101,6 +101,15 @@ function replyModel(name: string, reply: Exclude<MockReply, ChatModel>, seen: Mo
   });
 }
 
+/** Options of {@link mockModels}. */
+export interface MockModelOptions {
+  /**
+   * What each named model reads besides text (`ModelInfo.input`): `{ vision: ['text', 'image', 'file'] }`.
+   * A model not named reads text only.
+   */
+  input?: Record<string, ModelInfo['input']>;
+}
+
 /**
  * Models for tests of code that uses agenthost, with no network: each name answers with a fixed
  * text, a text made from the prompt, or an AI SDK model you give. Plain and streamed runs both work
@@ -115,8 +124,10 @@ function replyModel(name: string, reply: Exclude<MockReply, ChatModel>, seen: Mo
  * const agent = await service.createAgent('acme', { name: 'S', instruction: 'Be brief.', model: 'shouty' });
  * (await service.runAgent('acme', agent.agent_id, { input: 'hi' })).output; // 'HI'
  * models.prompts('shouty'); // [{ instruction: 'Be brief.', messages: [{ role: 'user', content: 'hi' }], input: 'hi' }]
+ * // A model that reads images and files:
+ * mockModels({ vision: 'I see it' }, { input: { vision: ['text', 'image', 'file'] } });
  */
-export function mockModels(replies: Record<string, MockReply>): MockModelProvider {
+export function mockModels(replies: Record<string, MockReply>, options: MockModelOptions = {}): MockModelProvider {
   const prompts = new Map<string, MockPrompt[]>();
   const models = new Map<string, ChatModel>();
   for (const [name, reply] of Object.entries(replies)) {
@@ -128,6 +139,11 @@ export function mockModels(replies: Record<string, MockReply>): MockModelProvide
   return {
     listModels: () => names,
     languageModel: (name) => models.get(name),
+    modelInfo: (name) => {
+      const input = models.has(name) ? options.input?.[name] : undefined;
+      const at = name.indexOf('/');
+      return input && { name, provider: at > 0 ? name.slice(0, at) : 'custom', input };
+    },
     prompts: (name) => [...(prompts.get(name) ?? [])],
   };
 }
