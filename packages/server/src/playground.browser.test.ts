@@ -274,9 +274,12 @@ describe.runIf(present)('the playground in Chromium', () => {
     // Reopened, the session shows its stored tool calls, their results and the image.
     await page.reload();
     await page.getByLabel('Agent', { exact: true }).selectOption({ label: HELPER });
-    await page.getByRole('button', { name: /^Open session of .*· 10 messages$/ }).click();
+    const sessions = page.getByRole('button', { name: /^Open session of / });
+    await expect.poll(() => sessions.allTextContents()).toStrictEqual([expect.stringMatching(/· 10 messages$/)]);
+    await sessions.first().click();
     await expect.poll(() => toolLines(page)).toStrictEqual(['Tool calculator', 'Tool datetime (approved)']);
-    await page.getByRole('img', { name: 'Image dot.png' }).waitFor();
+    // A stored image keeps its bytes and type, not its file name.
+    await page.getByRole('img', { name: 'Attached image' }).waitFor();
     expect(await page.locator('.messages .tool pre').first().textContent()).toBe('{\n  "expression": "2 + 3"\n}');
     expect(problems).toStrictEqual([]);
   });

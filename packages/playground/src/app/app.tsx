@@ -119,8 +119,9 @@ export function App() {
             onSaved={changed}
           />
         )}
-        {mode === 'chat' && apiKey && agentId && (
-          <>
+        {apiKey && agentId && (
+          // Kept while a form shows, so the conversation goes on after an edit.
+          <div className="chat-column" hidden={mode !== 'chat'}>
             {agent.data && (
               <VersionChooser
                 current={agent.data.version}
@@ -141,7 +142,7 @@ export function App() {
                 sessions.reload();
               }}
             />
-          </>
+          </div>
         )}
       </main>
     </div>
