@@ -15,11 +15,6 @@ const CHROMIUM = '/usr/bin/chromium';
 const KEY = 'playground-browser-key-0123456789';
 const SCREENSHOT = join(import.meta.dirname, '../../../docs/playground.png');
 const present = existsSync(CHROMIUM);
-/** A 1x1 PNG. */
-const PNG = Buffer.from(
-  'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg==',
-  'base64',
-);
 
 /**
  * The fake model: it calls the calculator when asked to add, the clock when asked the time, answers a
@@ -122,6 +117,7 @@ async function toolTurns(page: Page, fake: FakeOpenAIServer): Promise<void> {
   await approve.waitFor();
   expect(await page.getByRole('button', { name: 'Deny', exact: true }).count()).toBe(1);
   expect(await toolLines(page)).toStrictEqual(['Tool calculator', 'Tool datetime (waiting for your approval)']);
+  if (process.env.UPDATE_SCREENSHOT === '1') await page.screenshot({ path: SCREENSHOT });
   const asked = fake.requests.length;
   await approve.click();
   await page.getByText(/^Result: \{"time_zone":"UTC","iso":/).waitFor();
@@ -163,15 +159,32 @@ async function versions(page: Page, fake: FakeOpenAIServer): Promise<void> {
   expect(fake.requests.at(-1)?.body.temperature).toBeUndefined();
 }
 
+/** A PNG the page draws: a blue square with a white bar. */
+async function drawnPng(page: Page): Promise<Buffer> {
+  const url = await page.evaluate(() => {
+    const canvas = document.createElement('canvas');
+    canvas.width = 96;
+    canvas.height = 64;
+    const context = canvas.getContext('2d')!;
+    context.fillStyle = '#2563eb';
+    context.fillRect(0, 0, 96, 64);
+    context.fillStyle = '#ffffff';
+    context.fillRect(16, 28, 64, 8);
+    return canvas.toDataURL('image/png');
+  });
+  return Buffer.from(url.slice(url.indexOf(',') + 1), 'base64');
+}
+
 /** A message with an image attached: the image shows in it, and the model receives it. */
 async function imageTurn(page: Page): Promise<void> {
+  const png = await drawnPng(page);
   await page
     .getByLabel('Attach files', { exact: true })
-    .setInputFiles({ name: 'dot.png', mimeType: 'image/png', buffer: PNG });
-  await page.getByRole('list', { name: 'Attached files' }).getByText('dot.png').waitFor();
+    .setInputFiles({ name: 'square.png', mimeType: 'image/png', buffer: png });
+  await page.getByRole('list', { name: 'Attached files' }).getByText('square.png').waitFor();
   await say(page, 'what is in this picture?');
   await page.getByText('Reply to: what is in this picture? (with an image)', { exact: true }).waitFor();
-  await page.getByRole('img', { name: 'Image dot.png' }).waitFor();
+  await page.getByRole('img', { name: 'Image square.png' }).waitFor();
 }
 
 /** Every page's script errors and blocked requests, to be none. */
@@ -269,7 +282,6 @@ describe.runIf(present)('the playground in Chromium', () => {
     await toolTurns(page, fake);
     await versions(page, fake);
     await imageTurn(page);
-    if (process.env.UPDATE_SCREENSHOT === '1') await page.screenshot({ path: SCREENSHOT });
 
     // Reopened, the session shows its stored tool calls, their results and the image.
     await page.reload();

@@ -27,7 +27,7 @@ function FilterForm({
   }
   return (
     <form className="filter" onSubmit={submit} aria-label="Filter agents by metadata">
-      <input aria-label="Filter key" placeholder="metadata key" value={key} onChange={(e) => setKey(e.target.value)} />
+      <input aria-label="Filter key" placeholder="key" value={key} onChange={(e) => setKey(e.target.value)} />
       <input aria-label="Filter value" placeholder="value" value={value} onChange={(e) => setValue(e.target.value)} />
       <button type="submit">Filter</button>
       {filter && (
