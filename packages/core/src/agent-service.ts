@@ -103,11 +103,14 @@ export class AgentService {
     return agent;
   }
 
-  /** The account's agents, oldest first; with `metadata`, only those whose metadata has every pair. */
+  /**
+   * The account's agents, oldest first; with `metadata`, only those whose metadata has every pair.
+   * @throws InvalidInputError for a bad `metadata` filter.
+   */
   async listAgents(accountId: string, options: { metadata?: Record<string, string> } = {}): Promise<AgentRecord[]> {
     requireAccount(accountId);
-    const agents = (await this.#settings.store.listAgents(accountId)).map(agentShape);
     const filter = metadataFilter(options.metadata);
+    const agents = (await this.#settings.store.listAgents(accountId)).map(agentShape);
     return filter ? agents.filter((a) => matchesMetadata(a, filter)) : agents;
   }
 

@@ -170,6 +170,8 @@ export class KeyvStore implements AgentStore, ApiKeyStore, IdempotencyStore, Hos
 
   /** Keeps `agent`'s configuration as its version `agent.version`. */
   async #keepVersion(accountId: string, agent: AgentRecord): Promise<void> {
+    // A record of the old shape (no version) has none to keep: the service reads it as version 1.
+    if (typeof agent.version !== 'number') return;
     const version: AgentVersion = {
       agent_id: agent.agent_id,
       version: agent.version,

@@ -119,6 +119,8 @@ export class MemoryStore implements AgentStore, ApiKeyStore, IdempotencyStore, H
 
   /** Keeps `agent`'s configuration as its version `agent.version`. */
   #keepVersion(accountId: string, agent: AgentRecord): void {
+    // A record of the old shape (no version) has none to keep: the service reads it as version 1.
+    if (typeof agent.version !== 'number') return;
     const key = JSON.stringify([accountId, agent.agent_id]);
     const kept = this.#versions.get(key) ?? new Map<number, AgentVersion>();
     this.#versions.set(key, kept);

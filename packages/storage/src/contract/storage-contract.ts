@@ -659,6 +659,33 @@ function agentVersionCases(): ContractCases {
       assert.deepStrictEqual(await store.getAgentVersion(account, record.agent_id, 1), expected);
     },
 
+    'a record of the old shape (no version, tools, settings or metadata) reads back as stored, with no versions':
+      async (store) => {
+        const account = unique('acct');
+        const id = unique('agt');
+        const old = {
+          agent_id: id,
+          name: 'Old',
+          config: { agent_id: id, name: 'Old', instruction: 'i', model: 'echo', tool: 'calculator', component: 'Chat' },
+          created_at: '2026-01-01T00:00:00.000Z',
+          updated_at: '2026-01-01T00:00:00.000Z',
+        } as unknown as AgentRecord;
+        await store.createAgent(account, old);
+        assert.deepStrictEqual(await store.getAgent(account, id), old);
+        assert.equal(await store.getAgentVersion(account, id, 1), undefined);
+        assert.deepStrictEqual(await store.listAgentVersions(account, id, { limit: 10 }), { versions: [], next: null });
+        assert.deepStrictEqual(
+          (await store.listAgentsPage(account, { limit: 10, order: 'asc', metadata: { team: 'x' } })).agents,
+          [],
+        );
+        // Its first change as the service makes it: version 1 kept, the record the commit point.
+        const v1 = { ...old, metadata: {}, version: 1 } as unknown as AgentRecord;
+        assert.equal(await store.updateAgent(account, v1), true);
+        assert.deepStrictEqual(await store.getAgentVersion(account, id, 1), versionOf(v1));
+        assert.equal(await store.deleteAgent(account, id), true);
+        assert.equal(await store.getAgentVersion(account, id, 1), undefined);
+      },
+
     'the agent list filters on metadata: every pair must match, in pages': async (store) => {
       const account = unique('acct');
       const records = Array.from({ length: 9 }, (_, i) =>
