@@ -205,9 +205,13 @@ describe('streamAgent', () => {
         result: {
           output: 'Echo: one two',
           session_id: 's',
+          status: 'completed',
+          pending_approvals: [],
           metadata: {
             model: 'echo',
+            agent_version: 1,
             tool_used: null,
+            tools_used: [],
             tokens: { prompt: 9, completion: 4, total: 13 },
             omitted_messages: 0,
           },
@@ -299,9 +303,13 @@ describe('streamAgent: tools and failures', () => {
         result: {
           output: '5',
           session_id: 's',
+          status: 'completed',
+          pending_approvals: [],
           metadata: {
             model: 'echo',
+            agent_version: 1,
             tool_used: 'calculator',
+            tools_used: ['calculator'],
             tokens: { prompt: 30, completion: 3, total: 33 },
             omitted_messages: 0,
           },
@@ -540,10 +548,21 @@ describe('sessions', () => {
       created_at: '2026-01-01T00:00:00.000Z',
       updated_at: '2026-01-01T00:00:00.000Z',
       message_count: 4,
+      pending_approvals: [],
       messages: [
-        { role: 'user', content: 'q0', created_at: '2026-01-01T00:00:00.000Z' },
-        { role: 'assistant', content: 'Echo: q0', created_at: '2026-01-01T00:00:00.000Z' },
-        { role: 'user', content: 'q0 again', created_at: '2026-01-01T00:00:00.000Z' },
+        { role: 'user', content: 'q0', parts: [{ type: 'text', text: 'q0' }], created_at: '2026-01-01T00:00:00.000Z' },
+        {
+          role: 'assistant',
+          content: 'Echo: q0',
+          parts: [{ type: 'text', text: 'Echo: q0' }],
+          created_at: '2026-01-01T00:00:00.000Z',
+        },
+        {
+          role: 'user',
+          content: 'q0 again',
+          parts: [{ type: 'text', text: 'q0 again' }],
+          created_at: '2026-01-01T00:00:00.000Z',
+        },
       ],
       next_cursor: page.next_cursor,
     });

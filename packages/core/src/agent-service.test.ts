@@ -240,9 +240,13 @@ describe('runAgent', () => {
     expect(result).toStrictEqual({
       output: 'reply 1 to Hello',
       session_id: 'session_1',
+      status: 'completed',
+      pending_approvals: [],
       metadata: {
         model: 'mock',
+        agent_version: 1,
         tool_used: null,
+        tools_used: [],
         tokens: { prompt: 10, completion: 4, total: 14 },
         omitted_messages: 0,
       },
@@ -434,9 +438,13 @@ describe('runAgent: history, tools and models', () => {
     expect(result).toStrictEqual({
       output: '2 + 3 = 5',
       session_id: 's',
+      status: 'completed',
+      pending_approvals: [],
       metadata: {
         model: 'mock',
+        agent_version: 1,
         tool_used: 'calculator',
+        tools_used: ['calculator'],
         tokens: { prompt: 50, completion: 11, total: 61 },
         omitted_messages: 0,
       },

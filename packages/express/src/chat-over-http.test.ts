@@ -125,12 +125,15 @@ describe('the chat route with the AI SDK client', () => {
     fake.reply((request) => ({ text: `Heard ${request.messages.length} messages`, usage: { input: 1, output: 1 } }));
     const history = [userMessage('u1', 'What is 2 + 3?'), first.message, userMessage('u2', 'And again?')];
     const second = await lastMessage(await send(agentId, history, { session_id: sessionId }));
-    expect(second.message.parts).toEqual([{ type: 'text', text: 'Heard 4 messages', state: 'done' }]);
+    expect(second.message.parts).toEqual([{ type: 'text', text: 'Heard 6 messages', state: 'done' }]);
     expect(second.message.metadata?.session_id).toBe(sessionId);
-    // The provider saw the stored first turn (not the client's copy), then the new input.
+    // The provider saw the stored first turn (not the client's copy), its tool call and result
+    // included, then the new input.
     expect(fake.requests.at(-1)!.messages).toEqual([
       { role: 'system', content: 'Be brief.' },
       { role: 'user', content: 'What is 2 + 3?' },
+      { role: 'assistant', content: 'call add({"a":2,"b":3})' },
+      { role: 'tool', content: '5' },
       { role: 'assistant', content: 'The sum is 5.' },
       { role: 'user', content: 'And again?' },
     ]);
@@ -221,9 +224,13 @@ describe('the chat route with the AI SDK client', () => {
         data: {
           message: 'Heard 4',
           session_id: body.data.session_id,
+          status: 'completed',
+          pending_approvals: [],
           metadata: {
             model: 'gpt',
+            agent_version: 1,
             tool_used: null,
+            tools_used: [],
             tokens: { prompt: 2, completion: 1, total: 3 },
             omitted_messages: 0,
           },

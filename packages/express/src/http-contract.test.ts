@@ -159,7 +159,17 @@ function ran(output: string, sessionId: string, prompt: number, completion: numb
   return ok({
     output,
     session_id: sessionId,
-    metadata: { model: 'echo', agent_version: 1, tool_used: null, tokens, omitted_messages: 0, cost: 0 },
+    status: 'completed',
+    pending_approvals: [],
+    metadata: {
+      model: 'echo',
+      agent_version: 1,
+      tool_used: null,
+      tools_used: [],
+      tokens,
+      omitted_messages: 0,
+      cost: 0,
+    },
   });
 }
 

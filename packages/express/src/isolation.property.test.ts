@@ -628,10 +628,13 @@ function runResult(agent: ModelAgent, input: string, sessionId: string, history:
   return {
     output,
     session_id: sessionId,
+    status: 'completed',
+    pending_approvals: [],
     metadata: {
       model: 'echo',
       agent_version: agent.record.version,
       tool_used: null,
+      tools_used: [],
       tokens: { prompt, completion, total: prompt + completion },
       omitted_messages: 0,
       cost: 0,

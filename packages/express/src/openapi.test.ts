@@ -643,7 +643,13 @@ describe('every response matches the document: chats', () => {
     const json = await conform(api().post(`/agents/${id}/chat`, { messages: [{ role: 'user', content: 'Hi' }] }));
     expect(json.body).toStrictEqual({
       success: true,
-      data: { message: 'Echo: Hi', session_id: expect.any(String), metadata: expect.any(Object) },
+      data: {
+        message: 'Echo: Hi',
+        session_id: expect.any(String),
+        status: 'completed',
+        pending_approvals: [],
+        metadata: expect.any(Object),
+      },
       status: 200,
       message: 'Echo: Hi',
       session_id: json.body.data.session_id,

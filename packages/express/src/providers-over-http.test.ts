@@ -227,9 +227,13 @@ const result = (
 ) => ({
   output,
   session_id: session,
+  status: 'completed',
+  pending_approvals: [],
   metadata: {
     model,
+    agent_version: 1,
     tool_used: toolUsed,
+    tools_used: toolUsed === null ? [] : [toolUsed],
     tokens: { prompt: tokens[0], completion: tokens[1], total: tokens[0] + tokens[1] },
     omitted_messages: 0,
   },

@@ -123,10 +123,13 @@ describe('mounted in a host app', () => {
         data: {
           output: 'Echo: Hello there',
           session_id: 'session_1',
+          status: 'completed',
+          pending_approvals: [],
           metadata: {
             model: 'echo',
             agent_version: 1,
             tool_used: null,
+            tools_used: [],
             tokens: { prompt: 12, completion: 4, total: 16 },
             omitted_messages: 0,
             cost: 0,

@@ -226,9 +226,13 @@ describe('tools through HTTP', () => {
       data: {
         output: 'The sum is 5.',
         session_id: 's',
+        status: 'completed',
+        pending_approvals: [],
         metadata: {
           model: 'gpt-4o-mini',
+          agent_version: 1,
           tool_used: 'calculator',
+          tools_used: ['calculator'],
           tokens: { prompt: 50, completion: 13, total: 63 },
           omitted_messages: 0,
           cost: listCost(50, 13),
@@ -265,9 +269,13 @@ describe('streaming through HTTP: events', () => {
       data: {
         output: 'Reply to: hi there',
         session_id: 's',
+        status: 'completed',
+        pending_approvals: [],
         metadata: {
           model: 'gpt-4o-mini',
+          agent_version: 1,
           tool_used: null,
+          tools_used: [],
           tokens: { prompt: 10, completion: 4, total: 14 },
           omitted_messages: 0,
           cost: listCost(10, 4),
@@ -308,9 +316,13 @@ describe('streaming through HTTP: events', () => {
         data: {
           output: 'The sum is 5.',
           session_id: got.at(-1)!.data.session_id,
+          status: 'completed',
+          pending_approvals: [],
           metadata: {
             model: 'gpt-4o-mini',
+            agent_version: 1,
             tool_used: 'calculator',
+            tools_used: ['calculator'],
             tokens: { prompt: 50, completion: 13, total: 63 },
             omitted_messages: 0,
             cost: listCost(50, 13),
@@ -490,9 +502,13 @@ describe.each(['chat', 'responses'] as const)(
       const done = {
         output: '',
         session_id: 's',
+        status: 'completed',
+        pending_approvals: [],
         metadata: {
           model: 'gpt-4o-mini',
+          agent_version: 1,
           tool_used: null,
+          tools_used: [],
           tokens: { prompt: 10, completion: 0, total: 10 },
           omitted_messages: 0,
           cost: listCost(10, 0),

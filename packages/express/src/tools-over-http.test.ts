@@ -409,6 +409,27 @@ describe('approvals over HTTP', () => {
     ]);
   });
 
+  test('an answer while the resumed run holds the session waits for it, then gets 409; the tool ran once', async () => {
+    let release!: () => void;
+    const gate = new Promise<void>((resolve) => (release = resolve));
+    fake.reply(async (request) => {
+      const reply = behaviour(request);
+      if ('text' in reply && reply.text.startsWith('Done')) await gate;
+      return reply;
+    });
+    const agentId = await mailAgent();
+    const paused = await call('POST', `/agents/${agentId}/run`, { input: 'mail bob' });
+    const { session_id: sessionId, pending_approvals } = paused.body.data;
+    const path = approvalPath(agentId, sessionId, pending_approvals[0].approval_id);
+    const first = call('POST', path, { approve: true });
+    while (fake.requests.length < 2) await new Promise((resolve) => setTimeout(resolve, 5));
+    const busy = await call('POST', path, { approve: true });
+    expect([busy.status, busy.body.code]).toStrictEqual([409, 'conflict']);
+    release();
+    expect((await first).body.data.output).toBe('Done: sent to bob');
+    expect(ran.send_mail).toBe(1);
+  });
+
   test('an approval sent again with its Idempotency-Key gets the first answer; the tool ran once', async () => {
     const agentId = await mailAgent();
     const paused = await call('POST', `/agents/${agentId}/run`, { input: 'mail bob' });

@@ -91,7 +91,9 @@ describe('the truffle-ai SDK', () => {
       data: {
         output: 'Reply to: Hello',
         session_id: expect.any(String),
-        metadata: expect.objectContaining({ model: 'gpt-4o-mini', tool_used: null }),
+        status: 'completed',
+        pending_approvals: [],
+        metadata: expect.objectContaining({ model: 'gpt-4o-mini', tool_used: null, tools_used: [] }),
       },
       status: 200,
     });

@@ -72,9 +72,13 @@ describe('the standalone server', () => {
           data: {
             output: 'Reply to: Hi there',
             session_id: run.body.data.session_id,
+            status: 'completed',
+            pending_approvals: [],
             metadata: {
               model: 'llama3.2',
+              agent_version: 1,
               tool_used: null,
+              tools_used: [],
               tokens: { prompt: 8, completion: 4, total: 12 },
               omitted_messages: 0,
             },

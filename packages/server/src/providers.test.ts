@@ -87,9 +87,13 @@ test('anthropic/, google/ and a named compatible endpoint run end to end from en
         data: {
           output: 'Reply to: And again',
           session_id: first.body.data.session_id,
+          status: 'completed',
+          pending_approvals: [],
           metadata: {
             model,
+            agent_version: 1,
             tool_used: null,
+            tools_used: [],
             tokens: second.body.data.metadata.tokens,
             omitted_messages: 0,
             ...(cost !== undefined && { cost }),

@@ -46,7 +46,7 @@ test('agents call the calculator and an MCP server through the standalone server
   // The model receives the MCP server's content parts as the tool's result.
   expect(viaMcp.body.data).toMatchObject({
     output: 'Result: [{"type":"text","text":"42"}]',
-    metadata: { tool_used: 'mcp:echo', tokens: { prompt: 30, completion: 8, total: 38 } },
+    metadata: { tool_used: 'mcp:echo', tools_used: ['mcp:echo'], tokens: { prompt: 30, completion: 8, total: 38 } },
   });
   expect(fake.requests[0]!.tools).toEqual(expect.arrayContaining(['add', 'fail']));
 
@@ -54,7 +54,7 @@ test('agents call the calculator and an MCP server through the standalone server
   const viaCalc = await api(server.url, KEY, 'POST', `/agents/${calcAgent}/run`, { input: 'calculate' });
   expect(viaCalc.body.data).toMatchObject({
     output: 'Result: {"expression":"6 * (3 + 4)","result":42}',
-    metadata: { tool_used: 'calculator' },
+    metadata: { tool_used: 'calculator', tools_used: ['calculator'] },
   });
   expect(fake.requests.at(-2)!.tools).toStrictEqual(['calculator']);
 

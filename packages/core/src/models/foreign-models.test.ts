@@ -99,9 +99,13 @@ describe.each(cases)('a model built with $name, run in-process', (provider) => {
       {
         output: 'Reply to: What is agenthost?',
         session_id: 'session_1',
+        status: 'completed',
+        pending_approvals: [],
         metadata: {
           model: provider.model,
+          agent_version: 1,
           tool_used: null,
+          tools_used: [],
           tokens: { prompt: 10, completion: 5, total: 15 },
           omitted_messages: 0,
         },
@@ -109,9 +113,13 @@ describe.each(cases)('a model built with $name, run in-process', (provider) => {
       {
         output: 'Reply to: And how do I run it?',
         session_id: 'session_1',
+        status: 'completed',
+        pending_approvals: [],
         metadata: {
           model: provider.model,
+          agent_version: 1,
           tool_used: null,
+          tools_used: [],
           tokens: { prompt: 23, completion: 8, total: 31 },
           omitted_messages: 0,
         },
@@ -175,9 +183,13 @@ describe.each(cases)('a model built with $name, streamed', (provider) => {
         result: {
           output: 'one two three',
           session_id: 's',
+          status: 'completed',
+          pending_approvals: [],
           metadata: {
             model: provider.model,
+            agent_version: 1,
             tool_used: null,
+            tools_used: [],
             tokens: { prompt: 7, completion: 3, total: 10 },
             omitted_messages: 0,
           },
@@ -274,7 +286,9 @@ describe('a model of the previous provider specification (v3), as ai 7 still acc
     const { agent_id } = await service.createAgent('acme', { name: 'Old', instruction, model: 'legacy' });
     const metadata = {
       model: 'legacy',
+      agent_version: 1,
       tool_used: null,
+      tools_used: [],
       tokens: { prompt: 6, completion: 2, total: 8 },
       omitted_messages: 0,
     };
@@ -282,6 +296,8 @@ describe('a model of the previous provider specification (v3), as ai 7 still acc
     expect(await service.runAgent('acme', agent_id, { input: 'first', session_id: 's' })).toStrictEqual({
       output: 'plain v3',
       session_id: 's',
+      status: 'completed',
+      pending_approvals: [],
       metadata,
     });
     const events: RunEvent[] = [];
@@ -291,7 +307,10 @@ describe('a model of the previous provider specification (v3), as ai 7 still acc
     expect(events).toStrictEqual([
       { type: 'text-delta', delta: 'streamed ' },
       { type: 'text-delta', delta: 'v3' },
-      { type: 'done', result: { output: 'streamed v3', session_id: 's', metadata } },
+      {
+        type: 'done',
+        result: { output: 'streamed v3', session_id: 's', status: 'completed', pending_approvals: [], metadata },
+      },
     ]);
     expect(model.doStreamCalls[0]!.prompt.map((m) => [m.role, m.content])).toStrictEqual([
       ['system', instruction],

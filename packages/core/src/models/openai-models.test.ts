@@ -54,10 +54,14 @@ describe.each(APIS)('the real @ai-sdk/openai provider over the $api API', ({ api
     expect(first).toStrictEqual({
       output: 'Reply to: What is agenthost?',
       session_id: 'session_1',
+      status: 'completed',
+      pending_approvals: [],
       // The fake counts words plus one per message: (1+5) + (1+3) = 10 in, 5 out.
       metadata: {
         model: 'gpt-4o-mini',
+        agent_version: 1,
         tool_used: null,
+        tools_used: [],
         tokens: { prompt: 10, completion: 5, total: 15 },
         omitted_messages: 0,
         cost: costOf(10, 5),
@@ -66,10 +70,14 @@ describe.each(APIS)('the real @ai-sdk/openai provider over the $api API', ({ api
     expect(second).toStrictEqual({
       output: 'Reply to: And how do I run it?',
       session_id: 'session_1',
+      status: 'completed',
+      pending_approvals: [],
       // (1+5) + (1+3) + (1+5) + (1+6) = 23 in, 8 out.
       metadata: {
         model: 'gpt-4o-mini',
+        agent_version: 1,
         tool_used: null,
+        tools_used: [],
         tokens: { prompt: 23, completion: 8, total: 31 },
         omitted_messages: 0,
         cost: costOf(23, 8),
@@ -158,9 +166,13 @@ describe.each(['responses', 'chat'] as const)('streaming and tool calls over the
         result: {
           output: 'one two three',
           session_id: 's',
+          status: 'completed',
+          pending_approvals: [],
           metadata: {
             model: 'gpt-4o-mini',
+            agent_version: 1,
             tool_used: null,
+            tools_used: [],
             tokens: { prompt: 7, completion: 3, total: 10 },
             omitted_messages: 0,
             cost: costOf(7, 3),

@@ -7,11 +7,13 @@ import type {
 } from '@ai-sdk/provider';
 import { tool } from 'ai';
 import { convertArrayToReadableStream, MockLanguageModelV4 } from 'ai/test';
+import fc from 'fast-check';
 import { beforeEach, describe, expect, test } from 'vitest';
 import { z } from 'zod';
 import { AgentService } from '../agent-service.js';
 import { staticModels } from '../models/static-models.js';
 import type { AgentConfig, AgentRecord, RunEvent, RunResult } from '../records.js';
+import { approvalResponseSchema } from '../schemas.js';
 import { agentHostError } from '../testing/rejection.js';
 import { sequentialIds, testClock } from '../testing/test-clock.js';
 import { staticTools } from '../tools/static-tools.js';
@@ -441,6 +443,64 @@ describe('approval of tool calls', () => {
     expect(executed).toStrictEqual(['send bob@example.com']);
   });
 
+  test('streamed deny: the denial is reported as a tool error, and the model answers', async () => {
+    const { service } = await setUp([{ calls: [sendCall] }, { text: 'Not sent.' }], {
+      tools: ['mail'],
+      require_approval: ['mail'],
+    });
+    const paused = await service.runAgent(ACME, AGENT, { input: 'Mail Bob', session_id: 's' });
+    const approvalId = paused.pending_approvals[0]!.approval_id;
+    const events = await collect(
+      await service.streamApprovalResponse(ACME, AGENT, 's', approvalId, { approve: false, reason: 'No' }),
+    );
+    expect(events.slice(0, 2)).toStrictEqual([
+      { type: 'tool-error', tool_call_id: 'c3', tool_name: 'send', error: 'The tool call was denied' },
+      { type: 'text-delta', delta: 'Not sent.' },
+    ]);
+    expect([events.length, executed]).toStrictEqual([3, []]);
+  });
+
+  test('a resumed turn that calls another gated tool waits again, and keeps all its parts', async () => {
+    const again = { id: 'c5', name: 'send', input: { to: 'eve@example.com' } };
+    const { service } = await setUp([{ calls: [sendCall] }, { calls: [again] }, { text: 'Both sent.' }], {
+      tools: ['mail'],
+      require_approval: ['send'],
+    });
+    const first = await service.runAgent(ACME, AGENT, { input: 'Mail both', session_id: 's' });
+    const second = await service.respondToApproval(ACME, AGENT, 's', first.pending_approvals[0]!.approval_id, {
+      approve: true,
+    });
+    expect([second.status, second.pending_approvals, second.metadata.tokens, executed]).toStrictEqual([
+      'requires_approval',
+      [pendingFor(second, again)],
+      { prompt: 20, completion: 4, total: 24 },
+      ['send bob@example.com'],
+    ]);
+    const done = await service.respondToApproval(ACME, AGENT, 's', second.pending_approvals[0]!.approval_id, {
+      approve: true,
+    });
+    expect([done.output, done.metadata, executed]).toStrictEqual([
+      'Both sent.',
+      metadata(['mail'], 3),
+      ['send bob@example.com', 'send eve@example.com'],
+    ]);
+    const [user, reply] = (await service.getSession(ACME, AGENT, 's')).messages;
+    expect([user?.content, reply?.parts?.map((p) => p.type)]).toStrictEqual([
+      'Mail both',
+      [
+        'tool-call',
+        'tool-approval-request',
+        'tool-approval-response',
+        'tool-result',
+        'tool-call',
+        'tool-approval-request',
+        'tool-approval-response',
+        'tool-result',
+        'text',
+      ],
+    ]);
+  });
+
   test('an unknown approval, session or answer is refused and changes nothing', async () => {
     const { service } = await setUp([{ calls: [sendCall] }], { tools: ['mail'], require_approval: ['mail'] });
     const paused = await service.runAgent(ACME, AGENT, { input: 'Mail Bob', session_id: 's' });
@@ -462,6 +522,49 @@ describe('approval of tool calls', () => {
       'invalid_input',
       { approve: { message: 'approve must be true or false', path: ['approve'] } },
     ]);
+    expect([(await service.getSession(ACME, AGENT, 's')).pending_approvals, executed]).toStrictEqual([
+      paused.pending_approvals,
+      [],
+    ]);
+  });
+
+  test('answers to the two approvals of a turn sent at once take turns: one waits, one finishes the turn', async () => {
+    const second = { id: 'c4', name: 'send', input: { to: 'eve@example.com' } };
+    const { service } = await setUp([{ calls: [sendCall, second] }, { text: 'Done.' }], {
+      tools: ['mail'],
+      require_approval: ['mail'],
+    });
+    const paused = await service.runAgent(ACME, AGENT, { input: 'Mail both', session_id: 's' });
+    const results = await Promise.all(
+      paused.pending_approvals.map((a) =>
+        service.respondToApproval(ACME, AGENT, 's', a.approval_id, { approve: true }),
+      ),
+    );
+    expect(results.map((r) => r.status).sort()).toStrictEqual(['completed', 'requires_approval']);
+    expect([executed.sort(), (await service.getSession(ACME, AGENT, 's')).message_count]).toStrictEqual([
+      ['send bob@example.com', 'send eve@example.com'],
+      2,
+    ]);
+  });
+
+  test('any answer body or approval id a client sends is refused cleanly and leaves the turn waiting', async () => {
+    const { service } = await setUp([{ calls: [sendCall] }], { tools: ['mail'], require_approval: ['mail'] });
+    const paused = await service.runAgent(ACME, AGENT, { input: 'Mail Bob', session_id: 's' });
+    const approvalId = paused.pending_approvals[0]!.approval_id;
+    const body = fc.oneof(
+      fc.anything(),
+      fc.record({ approve: fc.anything(), reason: fc.anything() }, { requiredKeys: [] }),
+      fc.record({ approve: fc.constant(true), reason: fc.oneof(fc.string({ minLength: 2001 }), fc.integer()) }),
+    );
+    await fc.assert(
+      fc.asyncProperty(body, fc.string(), async (input, id) => {
+        const valid = approvalResponseSchema.safeParse(input ?? {}).success;
+        const target = valid ? id.replace(approvalId, '') || 'x' : approvalId;
+        const error = await agentHostError(service.respondToApproval(ACME, AGENT, 's', target, input as never));
+        expect(error.code).toBe(valid ? 'not_found' : 'invalid_input');
+      }),
+      { seed: 20261124, numRuns: 300 },
+    );
     expect([(await service.getSession(ACME, AGENT, 's')).pending_approvals, executed]).toStrictEqual([
       paused.pending_approvals,
       [],

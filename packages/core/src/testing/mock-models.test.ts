@@ -21,9 +21,19 @@ async function setUp(models: ReturnType<typeof mockModels>, model: string) {
 
 const metadata = (model: string, prompt: number, completion: number, omitted = 0) => ({
   model,
+  agent_version: 1,
   tool_used: null,
+  tools_used: [],
   tokens: { prompt, completion, total: prompt + completion },
   omitted_messages: omitted,
+});
+
+/** The result fields of a completed run besides its metadata. */
+const completed = (output: string, session_id: string) => ({
+  output,
+  session_id,
+  status: 'completed' as const,
+  pending_approvals: [],
 });
 
 describe('mockModels', () => {
@@ -35,8 +45,7 @@ describe('mockModels', () => {
   test('a plain run answers with the fixed text; usage counts words', async () => {
     const { service, agentId } = await setUp(mockModels({ 'my-model': 'Fixed reply here' }), 'my-model');
     expect(await service.runAgent(ACME, agentId, { input: 'Hello there' })).toStrictEqual({
-      output: 'Fixed reply here',
-      session_id: 'session_1',
+      ...completed('Fixed reply here', 'session_1'),
       metadata: metadata('my-model', 4, 3),
     });
   });
@@ -49,7 +58,7 @@ describe('mockModels', () => {
       { type: 'text-delta', delta: 'You ' },
       { type: 'text-delta', delta: 'said: ' },
       { type: 'text-delta', delta: 'hi' },
-      { type: 'done', result: { output: 'You said: hi', session_id: 'session_1', metadata: metadata('m', 3, 3) } },
+      { type: 'done', result: { ...completed('You said: hi', 'session_1'), metadata: metadata('m', 3, 3) } },
     ]);
   });
 });
@@ -64,7 +73,7 @@ describe('mockModels: sessions, JSON and models of your own', () => {
       events.push(event);
     expect([first.output, events.at(-1)]).toStrictEqual([
       'turn 1',
-      { type: 'done', result: { output: 'turn 2', session_id: 's', metadata: metadata('m', 6, 2) } },
+      { type: 'done', result: { ...completed('turn 2', 's'), metadata: metadata('m', 6, 2) } },
     ]);
     expect(models.prompts('m')).toStrictEqual([
       { instruction: 'Be brief.', messages: [{ role: 'user', content: 'one' }], input: 'one' },
@@ -116,7 +125,7 @@ describe('mockModels: sessions, JSON and models of your own', () => {
     for await (const event of await service.streamAgent(ACME, agentId, { input: 'x' })) events.push(event);
     expect(events.at(-1)).toStrictEqual({
       type: 'done',
-      result: { output: 'custom', session_id: 'session_1', metadata: metadata('own', 7, 1) },
+      result: { ...completed('custom', 'session_1'), metadata: metadata('own', 7, 1) },
     });
     expect([models.languageModel('own'), models.prompts('own'), own.doStreamCalls.length]).toStrictEqual([own, [], 1]);
   });
