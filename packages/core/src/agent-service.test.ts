@@ -311,7 +311,10 @@ describe('runAgent: session ids', () => {
   test.each([
     [{}, { input: { message: 'input is required', path: ['input'] } }],
     [{ input: '  ' }, { input: { message: 'input must not be blank', path: ['input'] } }],
-    [{ input: 42 }, { input: { message: 'input must be a string', path: ['input'] } }],
+    [
+      { input: 42 },
+      { input: { message: 'input must be a string or a list of parts (text, image, file)', path: ['input'] } },
+    ],
     [{ input: 'hi', session_id: 7 }, { session_id: { message: 'session_id must be a string', path: ['session_id'] } }],
     [
       { input: 'hi', session_id: 'a/b' },

@@ -1,6 +1,12 @@
 import { describe, expect, test } from 'vitest';
 import { z } from 'zod';
-import { runAgentFieldsSchema, runAgentInputSchema, updateAgentInputSchema, withRunRules } from './schemas.js';
+import {
+  type InputPart,
+  runAgentFieldsSchema,
+  runAgentInputSchema,
+  updateAgentInputSchema,
+  withRunRules,
+} from './schemas.js';
 
 describe('run input', () => {
   test('takes only the run’s own fields: a transport’s `stream`, and anything else, is dropped', () => {
@@ -14,7 +20,10 @@ describe('run input', () => {
     const http = withRunRules(
       runAgentFieldsSchema.extend({ stream: z.boolean({ error: 'stream must be true or false' }) }),
     );
-    const parsed: { input: string; stream: boolean } = http.parse({ input_data: 'hi', stream: true });
+    const parsed: { input: string | readonly InputPart[]; stream: boolean } = http.parse({
+      input_data: 'hi',
+      stream: true,
+    });
     expect(parsed).toStrictEqual({ stream: true, input: 'hi' });
     expect(http.safeParse({ stream: 'yes' }).error?.issues.map((i) => [i.path, i.message])).toStrictEqual([
       [['stream'], 'stream must be true or false'],

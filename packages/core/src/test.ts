@@ -39,6 +39,7 @@ export {
   type FakeToolCall,
 } from './testing/fake-provider-server.js';
 export {
+  type MockFile,
   type MockModelOptions,
   type MockModelProvider,
   type MockPrompt,

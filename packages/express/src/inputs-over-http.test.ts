@@ -147,6 +147,28 @@ describe('files in the input', () => {
   });
 });
 
+describe('a part the provider package cannot send', () => {
+  test('a text file on Chat Completions: 400 naming the model, no provider call, no fallback', async () => {
+    await serve('chat');
+    const id = await agent('gpt-4o-mini', { fallback_models: ['gpt-4o'] });
+    const input = [{ type: 'file', media_type: 'text/plain', data: Buffer.from('notes').toString('base64') }];
+    const res = await call('POST', `/agents/${id}/run`, { input });
+    const error =
+      'The model "gpt-4o-mini" cannot take this input: file part media type text/plain is not supported by its provider';
+    expect(res).toStrictEqual({
+      status: 400,
+      body: {
+        success: false,
+        error,
+        code: 'invalid_input',
+        details: { input: { message: error, path: ['input'] } },
+        status: 400,
+      },
+    });
+    expect(fake.requests).toHaveLength(0);
+  });
+});
+
 describe('bad parts: 400 invalid_input naming the part', () => {
   const cases: [string, unknown, string, (string | number)[]][] = [
     [

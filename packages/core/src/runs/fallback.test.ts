@@ -269,6 +269,32 @@ describe('input parts through a run', () => {
     expect(user).toStrictEqual({ role: 'user', content: 'What is it?', parts: input, created_at: user?.created_at });
   });
 
+  test('mock models say which images and files they were sent', async () => {
+    const models = mockModels({ vision: ({ input }) => `Saw: ${input}` }, { input: { vision: ['text', 'image'] } });
+    const svc = new AgentService({ store, models, generateId: sequentialIds() });
+    const { agent_id } = await svc.createAgent(ACME, { name: 'A', instruction: 'I', model: 'vision' });
+    const url = 'https://images.example/cat.png';
+    const input = [
+      { type: 'text' as const, text: 'Which?' },
+      { type: 'image' as const, media_type: 'image/png' as const, data: png },
+    ];
+    expect((await svc.runAgent(ACME, agent_id, { input })).output).toBe('Saw: Which?');
+    expect(models.prompts('vision')).toStrictEqual([
+      {
+        instruction: 'I',
+        messages: [{ role: 'user', content: 'Which?' }],
+        input: 'Which?',
+        files: [{ media_type: 'image/png', bytes: 9 }],
+      },
+    ]);
+    // A mock model takes no URL, so one is refused rather than fetched.
+    const error = await rejection(
+      svc.runAgent(ACME, agent_id, { input: [{ type: 'image', media_type: 'image/png', url }] }),
+    );
+    expect(error.code).toBe('invalid_input');
+    expect(models.prompts('vision')).toHaveLength(1);
+  });
+
   test('a model that reads text only is refused the image before it is called', async () => {
     const model = answering('never');
     const svc = service({ plain: model });

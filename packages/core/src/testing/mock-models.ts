@@ -16,6 +16,33 @@ export interface MockPrompt {
   messages: { role: 'user' | 'assistant' | 'tool'; content: string }[];
   /** The text of the last user message: the run's input. */
   input: string;
+  /**
+   * The images and files of the conversation, in order (only when it has any): each one's media type,
+   * and its URL or how many bytes it holds.
+   */
+  files?: MockFile[];
+}
+
+/** An image or file a mock model was sent. */
+export interface MockFile {
+  media_type: string;
+  url?: string;
+  bytes?: number;
+}
+
+/** The images and files of a prompt, in order. */
+function filesOf(prompt: LanguageModelV4Prompt): MockFile[] {
+  return prompt.flatMap((m) =>
+    typeof m.content === 'string'
+      ? []
+      : m.content.flatMap((part): MockFile[] => {
+          if (part.type !== 'file') return [];
+          const { data } = part as { data: { type: string; url?: URL; data?: Uint8Array | string } };
+          if (data.type === 'url' && data.url) return [{ media_type: part.mediaType, url: data.url.toString() }];
+          const bytes = typeof data.data === 'string' ? Buffer.from(data.data, 'base64').length : data.data?.length;
+          return [{ media_type: part.mediaType, ...(bytes !== undefined && { bytes }) }];
+        }),
+  );
 }
 
 /**
@@ -48,7 +75,13 @@ export function readMockPrompt(prompt: LanguageModelV4Prompt): MockPrompt {
   const system = prompt.filter((m) => m.role === 'system').map((m) => m.content);
   const messages = prompt.flatMap((m) => (m.role === 'system' ? [] : [{ role: m.role, content: text(m.content) }]));
   const input = messages.findLast((m) => m.role === 'user')?.content ?? '';
-  return { instruction: system.length ? system.join('\n') : undefined, messages, input };
+  const files = filesOf(prompt);
+  return {
+    instruction: system.length ? system.join('\n') : undefined,
+    messages,
+    input,
+    ...(files.length > 0 && { files }),
+  };
 }
 
 /** Words, as the mock models count tokens: deterministic and easy to assert. */
