@@ -1,5 +1,4 @@
 import { describe, expect, test } from 'vitest';
-import type { AgentRecord } from '../records.js';
 import { historyBudget } from './context-budget.js';
 import { FILE_TOKENS, IMAGE_TOKENS, partsTokens } from './input-tokens.js';
 
@@ -19,11 +18,9 @@ describe('partsTokens', () => {
   });
 
   test('the history budget leaves room for the input’s images', () => {
-    const agent = {
-      config: { model: 'm', instruction: 'I', max_output_tokens: 100 },
-    } as unknown as AgentRecord;
+    const config = { model: 'm', instruction: 'I', max_output_tokens: 100 };
     const settings = { contextWindows: { m: 10_000 }, maxOutputTokens: 4000 };
-    const request = { agent, info: { name: 'm', provider: 'custom' }, input: 'hi', tools: undefined };
+    const request = { config, info: { name: 'm', provider: 'custom' }, input: 'hi', tools: undefined };
     const plain = historyBudget(settings, request);
     const image = { type: 'image' as const, media_type: 'image/png', data: 'iVBORw0KGgo=' };
     expect(historyBudget(settings, { ...request, parts: [image, image] })).toBe(plain - 2 * IMAGE_TOKENS);
