@@ -188,6 +188,43 @@ async function imageTurn(page: Page): Promise<void> {
   await page.getByRole('img', { name: 'Image square.png' }).waitFor();
 }
 
+/** Reloads the page and opens the helper's one session, once it has `count` messages. */
+async function reopen(page: Page, count: number): Promise<void> {
+  await page.reload();
+  await page.getByLabel('Agent', { exact: true }).selectOption({ label: HELPER });
+  const sessions = page.getByRole('button', { name: /^Open session of / });
+  await expect.poll(() => sessions.allTextContents()).toStrictEqual([expect.stringMatching(`· ${count} messages$`)]);
+  await sessions.first().click();
+}
+
+/**
+ * A clock call that waits for approval shows again in the reopened session (after its stored turns)
+ * and is denied there with a reason, which goes to the model; the answer completes the turn.
+ */
+async function denyAfterReload(page: Page, fake: FakeOpenAIServer): Promise<void> {
+  await say(page, 'what time is it now?');
+  await page.getByRole('button', { name: 'Approve', exact: true }).waitFor();
+  // The waiting turn is not stored as messages yet.
+  await reopen(page, 10);
+  await expect
+    .poll(() => toolLines(page))
+    .toStrictEqual(['Tool calculator', 'Tool datetime (approved)', 'Tool datetime (waiting for your approval)']);
+  await page.getByLabel('Reason for approving or denying datetime (optional)', { exact: true }).fill('not now');
+  const asked = fake.requests.length;
+  await page.getByRole('button', { name: 'Deny', exact: true }).click();
+  await expect
+    .poll(() => toolLines(page))
+    .toStrictEqual(['Tool calculator', 'Tool datetime (approved)', 'Tool datetime (denied: not now)']);
+  await page.getByText(/^Result: .*not now/).waitFor();
+  expect(fake.requests.slice(asked).map((r) => r.messages.at(-1))).toStrictEqual([
+    { role: 'tool', content: expect.stringContaining('not now') },
+  ]);
+  await reopen(page, 12);
+  await expect
+    .poll(() => toolLines(page))
+    .toStrictEqual(['Tool calculator', 'Tool datetime (approved)', 'Tool datetime (denied: not now)']);
+}
+
 /** Every page's script errors and blocked requests, to be none. */
 function watch(page: Page, problems: string[]): Page {
   page.on('pageerror', (error) => problems.push(error.message));
@@ -273,7 +310,7 @@ describe.runIf(present)('the playground in Chromium', () => {
     expect(problems).toStrictEqual([]);
   });
 
-  test('an agent with two tools and metadata: filter, tool calls, an approval, versions, an image, the session reopened', {
+  test('an agent with two tools and metadata: filter, tool calls, approve and deny, versions, an image, the session reopened', {
     timeout: 120_000,
   }, async () => {
     const page = watch(await context.newPage(), problems);
@@ -285,15 +322,12 @@ describe.runIf(present)('the playground in Chromium', () => {
     await imageTurn(page);
 
     // Reopened, the session shows its stored tool calls, their results and the image.
-    await page.reload();
-    await page.getByLabel('Agent', { exact: true }).selectOption({ label: HELPER });
-    const sessions = page.getByRole('button', { name: /^Open session of / });
-    await expect.poll(() => sessions.allTextContents()).toStrictEqual([expect.stringMatching(/· 10 messages$/)]);
-    await sessions.first().click();
+    await reopen(page, 10);
     await expect.poll(() => toolLines(page)).toStrictEqual(['Tool calculator', 'Tool datetime (approved)']);
     // A stored image keeps its bytes and type, not its file name.
     await page.getByRole('img', { name: 'Attached image' }).waitFor();
     expect(await page.locator('.messages .tool pre').first().textContent()).toBe('{\n  "expression": "2 + 3"\n}');
+    await denyAfterReload(page, fake);
     expect(problems).toStrictEqual([]);
   });
 });
