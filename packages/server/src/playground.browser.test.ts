@@ -22,10 +22,12 @@ const present = existsSync(CHROMIUM);
  */
 function scripted(request: FakeOpenAIRequest) {
   const last = request.messages.at(-1);
-  if (last?.role === 'tool') return { text: `Result: ${last.content}` };
+  const usage = { input: 12, output: 4 };
+  if (last?.role === 'tool') return { text: `Result: ${last.content}`, usage };
   const said = last?.content ?? '';
-  if (said.includes('add 2 and 3')) return { toolCalls: [{ name: 'calculator', arguments: { expression: '2 + 3' } }] };
-  if (said.includes('what time')) return { toolCalls: [{ name: 'datetime', arguments: { time_zone: 'UTC' } }] };
+  if (said.includes('add 2 and 3'))
+    return { toolCalls: [{ name: 'calculator', arguments: { expression: '2 + 3' } }], usage };
+  if (said.includes('what time')) return { toolCalls: [{ name: 'datetime', arguments: { time_zone: 'UTC' } }], usage };
   const image = JSON.stringify(request.body).includes('data:image/png;base64,') ? ' (with an image)' : '';
   return { text: `Reply to: ${said}${image}`, usage: { input: 5, output: 3 } };
 }
