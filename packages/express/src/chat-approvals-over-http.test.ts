@@ -31,8 +31,8 @@ function behaviour(request: FakeOpenAIRequest) {
   const at = request.messages.findLastIndex((m) => m.role === 'user');
   const results = request.messages.slice(at + 1).filter((m) => m.role === 'tool');
   if (results.length > 0) return { text: `Done: ${results.map((m) => m.content).join(', ')}` };
-  const to = request.messages[at]!.content.replace(/^mail /, '');
-  return { toolCalls: [{ name: 'send_mail', arguments: { to }, id: `call_${to}` }] };
+  const names = request.messages[at]!.content.replace(/^mail /, '').split(' and ');
+  return { toolCalls: names.map((to) => ({ name: 'send_mail', arguments: { to }, id: `call_${to}` })) };
 }
 
 beforeAll(async () => {
@@ -73,6 +73,7 @@ afterAll(async () => {
 
 beforeEach(() => {
   sent = [];
+  fake.requests.length = 0;
 });
 
 /** `useChat`'s state, without React: plain arrays. */
@@ -185,6 +186,33 @@ describe('approvals with the AI SDK chat client', () => {
     });
   });
 
+  test('two calls wait: the client sends both answers at once; one runs, the other is denied', async () => {
+    const errors: Error[] = [];
+    const chat = new TestChat(await createAgent(), errors);
+    await chat.sendMessage({ text: 'mail bob and ann' });
+    const parts = chat.lastMessage!.parts.filter((part) => part.type === 'tool-send_mail') as any[];
+    expect(parts.map((part) => [part.toolCallId, part.state])).toStrictEqual([
+      ['call_bob', 'approval-requested'],
+      ['call_ann', 'approval-requested'],
+    ]);
+    await chat.addToolApprovalResponse({ id: parts[0].approval.id, approved: true });
+    // One of two answered: the client waits for the other before it sends anything.
+    expect(fake.requests).toHaveLength(1);
+    await chat.addToolApprovalResponse({ id: parts[1].approval.id, approved: false, reason: 'not ann' });
+    await settled(chat, () => chat.lastMessage!.parts.some((part) => part.type === 'text'));
+    expect(errors).toStrictEqual([]);
+    expect(chat.messages.map((m) => m.role)).toStrictEqual(['user', 'assistant']);
+    expect(
+      chat.lastMessage!.parts.map((part: any) => [part.type, part.toolCallId ?? part.text, part.state]),
+    ).toStrictEqual([
+      ['tool-send_mail', 'call_bob', 'output-available'],
+      ['tool-send_mail', 'call_ann', 'output-denied'],
+      ['text', 'Done: sent to bob, not ann', 'done'],
+    ]);
+    expect(sent).toStrictEqual(['bob']);
+    expect(fake.requests).toHaveLength(2);
+  });
+
   test('a follow-up whose approvals are answered already gets 404; one with no session id gets 400', async () => {
     const errors: Error[] = [];
     const agentId = await createAgent();
@@ -233,6 +261,12 @@ describe('approvals with the AI SDK chat client', () => {
           path: ['messages', 1, 'parts', 0, 'approval', 'reason'],
         },
       },
+    ]);
+    const many = Array.from({ length: 65 }, (_, i) => ({ ...responded.parts[0], toolCallId: `call_${i}` }));
+    const [tooMany, manyBody] = await post({ messages: [user, { ...responded, parts: many }] });
+    expect([tooMany, (manyBody as { details: unknown }).details]).toStrictEqual([
+      400,
+      { messages: { message: 'at most 64 approvals may be answered at once', path: ['messages', 1] } },
     ]);
     expect(sent).toStrictEqual(['ann']);
   });

@@ -4,6 +4,7 @@ import type {
   PendingApproval,
   SessionMessage,
   ToolApprovalRequestPart,
+  ToolApprovalResponsePart,
   ToolCallPart,
   ToolResultPart,
 } from '../records.js';
@@ -91,6 +92,37 @@ export function responseParts(messages: readonly ModelMessage[]): MessagePart[] 
     }
   }
   return parts;
+}
+
+/** The denial of a tool call as stored: with the reason its answer in `parts` gave, if any. */
+function denial(toolCallId: string, parts: readonly MessagePart[]): string {
+  const request = parts.find((p) => p.type === 'tool-approval-request' && p.tool_call_id === toolCallId);
+  const answer = parts.find(
+    (p): p is ToolApprovalResponsePart =>
+      p.type === 'tool-approval-response' &&
+      request?.type === 'tool-approval-request' &&
+      p.approval_id === request.approval_id,
+  );
+  return answer?.reason ? `${DENIED}: ${answer.reason}` : DENIED;
+}
+
+/**
+ * A tool's outcome as a stream reports it (a result, an error, a denial) as a stored part; `earlier`
+ * holds the answers of the turn, for a denial's reason. Other stream parts make none.
+ */
+export function executedPart(
+  part: { type: string; toolCallId?: string; toolName?: string; output?: unknown; error?: unknown },
+  earlier: readonly MessagePart[],
+): ToolResultPart[] {
+  const ids = { tool_call_id: part.toolCallId ?? '', tool_name: part.toolName ?? '' };
+  if (part.type === 'tool-result') return [{ type: 'tool-result', ...ids, output: part.output }];
+  if (part.type === 'tool-error') {
+    const output = part.error instanceof Error ? part.error.message : String(part.error);
+    return [{ type: 'tool-result', ...ids, output, is_error: true }];
+  }
+  if (part.type === 'tool-output-denied')
+    return [{ type: 'tool-result', ...ids, output: denial(ids.tool_call_id, earlier), is_error: true }];
+  return [];
 }
 
 /** Which side of the conversation a part belongs to when it is sent back to a model. */

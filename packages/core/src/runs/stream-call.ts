@@ -1,7 +1,7 @@
 import { streamText, type TextStreamPart, type ToolSet } from 'ai';
-import type { RunEvent } from '../records.js';
+import type { MessagePart, RunEvent } from '../records.js';
 import type { ServiceSettings } from '../service-options.js';
-import { DENIED, responseParts } from './message-parts.js';
+import { DENIED, executedPart, responseParts } from './message-parts.js';
 import { callSettings, inRunContext, type ModelAnswer } from './model-call.js';
 import type { PreparedRun } from './prepare.js';
 import { unfinishedStep } from './stream-finish.js';
@@ -62,14 +62,20 @@ export function streamAnswer(
     });
   const result = inRunContext(settings, run, () => span.within(start));
   async function* events(): AsyncGenerator<RunEvent, ModelAnswer> {
+    // Tools run before the first step (the approved calls of a resumed turn) are reported only here.
+    const before: MessagePart[] = [];
+    let stepped = false;
     for await (const part of result.stream) {
+      if (part.type === 'start-step') stepped = true;
+      else if (!stepped) before.push(...executedPart(part, run.earlier?.parts ?? []));
       const event = runEvent(part, run.output !== undefined);
       if (event) yield event;
       failure ??= partFailure(part, signal);
     }
     if (failure !== undefined) throw failure;
     const output = run.output ? JSON.stringify(await result.output) : await result.text;
-    return { output, parts: responseParts(await result.responseMessages), usage: await result.usage };
+    const steps = (await result.steps).flatMap((step) => step.response.messages);
+    return { output, parts: [...before, ...responseParts(steps)], usage: await result.usage };
   }
   return events();
 }

@@ -441,6 +441,14 @@ describe('approval of tool calls', () => {
       ],
     ]);
     expect(executed).toStrictEqual(['send bob@example.com']);
+    const [, reply] = (await service.getSession(ACME, AGENT, 's')).messages;
+    expect(reply?.parts).toStrictEqual([
+      { type: 'tool-call', tool_call_id: 'c3', tool_name: 'send', input: { to: 'bob@example.com' } },
+      { type: 'tool-approval-request', approval_id: pending[0]!.approval_id, tool_call_id: 'c3' },
+      { type: 'tool-approval-response', approval_id: pending[0]!.approval_id, approved: true },
+      { type: 'tool-result', tool_call_id: 'c3', tool_name: 'send', output: { sent: 'bob@example.com' } },
+      { type: 'text', text: 'Sent.' },
+    ]);
   });
 
   test('streamed deny: the denial is reported as a tool error, and the model answers', async () => {
@@ -458,6 +466,14 @@ describe('approval of tool calls', () => {
       { type: 'text-delta', delta: 'Not sent.' },
     ]);
     expect([events.length, executed]).toStrictEqual([3, []]);
+    const [, reply] = (await service.getSession(ACME, AGENT, 's')).messages;
+    expect(reply?.parts?.[3]).toStrictEqual({
+      type: 'tool-result',
+      tool_call_id: 'c3',
+      tool_name: 'send',
+      output: 'The tool call was denied: No',
+      is_error: true,
+    });
   });
 
   test('a resumed turn that calls another gated tool waits again, and keeps all its parts', async () => {
