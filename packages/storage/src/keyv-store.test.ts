@@ -66,6 +66,34 @@ describe("KeyvStore over Keyv's in-memory Map", () => {
     }
   });
 
+  test('a finished turn and the clearing of its pending turn commit in the meta write: a failure there shows neither', async () => {
+    const keyv = new Keyv({ store: new Map(), throwOnErrors: true });
+    const store = new KeyvStore(keyv);
+    const ref = { accountId: 'a', agentId: 'b', sessionId: 'c' };
+    const pending = {
+      user: { role: 'user' as const, content: 'send it', created_at: 't0' },
+      parts: [{ type: 'tool-call' as const, tool_call_id: 'c1', tool_name: 'send', input: { to: 'x' } }],
+      approvals: [{ approval_id: 'a1', tool_call_id: 'c1', tool_name: 'send', input: { to: 'x' } }],
+      agent_version: 1,
+      model: 'm',
+      tokens: { prompt: 1, completion: 1, total: 2 },
+      created_at: 't0',
+    };
+    await store.appendMessages(ref, [], pending);
+    const set = keyv.set.bind(keyv);
+    keyv.set = (async (key: string, value: unknown, ttl?: number) => {
+      if (key.endsWith(':meta')) throw new Error('connection lost');
+      return set(key, value, ttl);
+    }) as typeof keyv.set;
+    const turn = [pending.user, { role: 'assistant' as const, content: 'sent', created_at: 't1' }];
+    const error = await store.appendMessages(ref, turn, null).catch((e: unknown) => e);
+    expect(AgentHostError.isInstance(error) && error.code).toBe('storage_unavailable');
+    keyv.set = set;
+    expect([await store.readMessages(ref), await store.getPendingTurn(ref)]).toStrictEqual([[], pending]);
+    await store.appendMessages(ref, turn, null);
+    expect([await store.readMessages(ref), await store.getPendingTurn(ref)]).toStrictEqual([turn, undefined]);
+  });
+
   describe('a key move cut short by a crash', () => {
     const legacy = (): ApiKeyRecord => ({
       key_id: 'key_moving',

@@ -517,6 +517,27 @@ describe('approval of tool calls', () => {
     ]);
   });
 
+  test('a streamed run on a waiting session is refused too; deleting the session drops the waiting turn', async () => {
+    const { service } = await setUp([{ calls: [sendCall] }, { text: 'Fresh start.' }], {
+      tools: ['mail'],
+      require_approval: ['mail'],
+    });
+    const paused = await service.runAgent(ACME, AGENT, { input: 'Mail Bob', session_id: 's' });
+    const conflict = await agentHostError(service.streamAgent(ACME, AGENT, { input: 'more', session_id: 's' }));
+    expect(conflict.code).toBe('conflict');
+    await service.deleteSession(ACME, AGENT, 's');
+    const gone = await agentHostError(
+      service.respondToApproval(ACME, AGENT, 's', paused.pending_approvals[0]!.approval_id, { approve: true }),
+    );
+    const fresh = await service.runAgent(ACME, AGENT, { input: 'Hello', session_id: 's' });
+    expect([gone.message, fresh.output, fresh.status, executed]).toStrictEqual([
+      'Approval not found',
+      'Fresh start.',
+      'completed',
+      [],
+    ]);
+  });
+
   test('an unknown approval, session or answer is refused and changes nothing', async () => {
     const { service } = await setUp([{ calls: [sendCall] }], { tools: ['mail'], require_approval: ['mail'] });
     const paused = await service.runAgent(ACME, AGENT, { input: 'Mail Bob', session_id: 's' });
