@@ -1,16 +1,13 @@
 import { useState } from 'react';
 import { AgentForm } from './agent-form';
+import { AgentPanels } from './agent-panels';
 import { AgentPicker, type MetadataFilter } from './agent-picker';
-import { type Agent, type AgentVersion, agentPath, agentsPath, type SessionInfo } from './api';
-import { Chat } from './chat';
+import { ChatColumn } from './chat-column';
 import { ErrorLine } from './error-line';
 import { KeyForm } from './key-form';
 import { loadKey, saveKey } from './key-store';
-import { SessionList } from './session-list';
-import { useApiData } from './use-api';
+import { useAgentData } from './use-agent-data';
 import { useConversation } from './use-conversation';
-import { VersionChooser } from './version-chooser';
-import { VersionsPanel } from './versions-panel';
 
 /** What the main column shows: the chat, or the form that creates or edits an agent. */
 type Mode = 'chat' | 'new' | 'edit';
@@ -23,13 +20,7 @@ export function App() {
   const [filter, setFilter] = useState<MetadataFilter>();
   const [runVersion, setRunVersion] = useState<number>();
   const { conversation, current, setCurrent, error, start, open } = useConversation(apiKey);
-  const agents = useApiData<Agent[]>(apiKey, agentsPath(filter));
-  const agent = useApiData<Agent>(apiKey, agentId && agentPath(agentId));
-  const versions = useApiData<{ versions: AgentVersion[]; next_cursor: string | null }>(
-    apiKey,
-    agentId && `${agentPath(agentId)}/versions?limit=100`,
-  );
-  const sessions = useApiData<{ sessions: SessionInfo[] }>(apiKey, agentId && `${agentPath(agentId)}/sessions`);
+  const { agents, agent, versions, sessions } = useAgentData(apiKey, agentId, filter);
 
   function changeKey(key: string) {
     saveKey(key);
@@ -67,32 +58,21 @@ export function App() {
           onFilter={setFilter}
         />
         <ErrorLine error={agents.error ?? agent.error} />
-        {agentId && agent.data && (
-          <button type="button" onClick={() => setMode('edit')}>
-            Edit agent
-          </button>
-        )}
         {agentId && (
-          <SessionList
+          <AgentPanels
             apiKey={apiKey}
             agentId={agentId}
+            agent={agent.data}
             sessions={sessions.data?.sessions}
+            versions={versions.data}
             current={current}
+            onEdit={() => setMode('edit')}
             onOpen={(sessionId) => open(agentId, sessionId)}
             onNew={() => start()}
             onDeleted={(sessionId) => {
               sessions.reload();
               if (sessionId === current) start();
             }}
-          />
-        )}
-        {agentId && agent.data && (
-          <VersionsPanel
-            key={agentId}
-            apiKey={apiKey}
-            agent={agent.data}
-            versions={versions.data?.versions}
-            more={Boolean(versions.data?.next_cursor)}
             onRestored={changed}
           />
         )}
@@ -120,29 +100,20 @@ export function App() {
           />
         )}
         {apiKey && agentId && (
-          // Kept while a form shows, so the conversation goes on after an edit.
-          <div className="chat-column" hidden={mode !== 'chat'}>
-            {agent.data && (
-              <VersionChooser
-                current={agent.data.version}
-                versions={versions.data?.versions}
-                version={runVersion}
-                onChange={setRunVersion}
-              />
-            )}
-            <Chat
-              key={`${apiKey}\n${agentId}\n${conversation.round}`}
-              apiKey={apiKey}
-              agentId={agentId}
-              sessionId={conversation.sessionId}
-              history={conversation.history}
-              version={runVersion}
-              onTurn={(sessionId) => {
-                setCurrent(sessionId);
-                sessions.reload();
-              }}
-            />
-          </div>
+          <ChatColumn
+            apiKey={apiKey}
+            agentId={agentId}
+            agent={agent.data}
+            versions={versions.data?.versions}
+            runVersion={runVersion}
+            onRunVersion={setRunVersion}
+            conversation={conversation}
+            hidden={mode !== 'chat'}
+            onTurn={(sessionId) => {
+              setCurrent(sessionId);
+              sessions.reload();
+            }}
+          />
         )}
       </main>
     </div>
