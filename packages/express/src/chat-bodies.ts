@@ -8,6 +8,7 @@ import {
   SESSION_ID_PATTERN,
 } from '@agenthost/core';
 import { z } from 'zod';
+import { type UiPart, uiMessageInput } from './chat-input-parts.js';
 import { requestComponents } from './http-bodies.js';
 import { isObject } from './is-object.js';
 
@@ -22,6 +23,13 @@ const sessionId = z
   .regex(SESSION_ID_PATTERN, 'session_id must be 1 to 128 characters of letters, digits, ".", "_", ":" or "-"')
   .nullish()
   .describe('The session to continue; a new session when absent');
+
+const version = z
+  .number({ error: 'version must be a whole number of at least 1' })
+  .int('version must be a whole number of at least 1')
+  .min(1, 'version must be a whole number of at least 1')
+  .nullish()
+  .describe("The agent's version to run on; its current version when absent");
 
 const role = z.enum(['user', 'assistant', 'system'], { error: 'role must be "user", "assistant" or "system"' });
 
@@ -48,6 +56,7 @@ export const uiChatBodySchema = z
       .optional(),
     messageId: z.string({ error: 'messageId must be a string' }).optional(),
     session_id: sessionId,
+    version,
   })
   .describe('The AI SDK (`DefaultChatTransport`) shape; answered with the UI message stream');
 
@@ -60,6 +69,7 @@ export const truffleChatBodySchema = z
       })
       .min(1, 'messages must not be empty'),
     session_id: sessionId,
+    version,
   })
   .describe('The `truffle-ai` SDK shape; answered with JSON');
 
@@ -122,6 +132,11 @@ const noUserMessage = () =>
   new InvalidInputError({
     details: { messages: { message: 'messages must end with a user message with text', path: ['messages'] } },
   });
+
+/** The run fields the chat body names besides the input: the session and the version. */
+function runFields(session: string | null | undefined, version: number | null | undefined) {
+  return { ...(session != null && { session_id: session }), ...(version != null && { version }) };
+}
 
 type UiChatBody = z.output<typeof uiChatBodySchema>;
 type UiChatMessage = UiChatBody['messages'][number];
@@ -188,13 +203,10 @@ function uiChat(body: unknown, sessionHeader: string | undefined): ChatRequest |
   // The last message is the one to answer; the stored session, not the client's copy, is the history.
   const last = chat.messages.at(-1);
   if (last?.role === 'assistant') return approvalChat(chat, last, sessionHeader);
-  const text = (last?.role === 'user' ? last.parts : [])
-    .filter((part) => part.type === 'text' && typeof part.text === 'string')
-    .map((part) => part.text as string)
-    .join('');
-  if (text.trim() === '') throw noUserMessage();
-  const session = chat.session_id ?? sessionHeader;
-  return { input: { input: text, ...(session !== undefined && { session_id: session }) } };
+  // Text and attached files (useChat's file parts) become the run's input.
+  const input = uiMessageInput(last?.role === 'user' ? (last.parts as UiPart[]) : []);
+  if (typeof input === 'string' ? input.trim() === '' : input.length === 0) throw noUserMessage();
+  return { input: { input, ...runFields(chat.session_id ?? sessionHeader, chat.version) } };
 }
 
 /** Whether a UI chat request answers approvals rather than starting a run. */
@@ -204,7 +216,7 @@ function truffleChat(body: unknown): ChatRequest {
   const chat = parseInput(truffleChatBodySchema, body);
   const at = chat.messages.length - 1;
   if (chat.messages[at]!.role !== 'user') throw noUserMessage();
-  const input = { input: chat.messages[at]!.content, ...(chat.session_id != null && { session_id: chat.session_id }) };
+  const input = { input: chat.messages[at]!.content, ...runFields(chat.session_id, chat.version) };
   if (chat.session_id != null) return { input };
   // The SDK resends the whole conversation: without a session, the earlier messages are its history.
   const history = chat.messages.slice(0, at).filter((message): message is HistoryMessage => message.role !== 'system');

@@ -3,6 +3,7 @@ import { pipeUIMessageStreamToResponse } from 'ai';
 import type { Request, RequestHandler, Response } from 'express';
 import { apiRequest } from './api-request.js';
 import { answersApprovals, type ChatApprovals, isUiChat, uiChatRequest } from './chat-bodies.js';
+import { inputLogText } from './chat-input-parts.js';
 import type { EndpointOptions } from './endpoint-options.js';
 import { refusal } from './envelope.js';
 import { type ApiHandler, type ApiRequest, approvalLogInput, runLog } from './handlers.js';
@@ -75,7 +76,7 @@ async function chatRun(service: AgentService, request: ApiRequest): Promise<Chat
   const chat = await uiChatRequest(service, accountId, agentId, request.body, request.sessionId);
   if (answersApprovals(chat)) return answerApprovals(service, accountId, agentId, chat, signal);
   const events = await service.streamAgent(accountId, agentId, chat.input, signal ? { signal } : {});
-  return { events, input: typeof chat.input.input === 'string' ? chat.input.input : '' };
+  return { events, input: inputLogText(chat.input.input) };
 }
 
 /**

@@ -1,5 +1,6 @@
 import type { AgentService, RunResult } from '@agenthost/core';
 import { chatRequest } from './chat-bodies.js';
+import { inputLogText } from './chat-input-parts.js';
 import { type ApiResponse, type SuccessEnvelope, success } from './envelope.js';
 import { type ApiHandler, runLog } from './handlers.js';
 
@@ -26,7 +27,6 @@ export function chatHandler(service: AgentService): ApiHandler {
       ...(signal && { signal }),
       ...(chat.history && { history: chat.history }),
     });
-    const input = typeof chat.input.input === 'string' ? chat.input.input : '';
-    return { ...chatReply(result), log: runLog(agentId, input, result) };
+    return { ...chatReply(result), log: runLog(agentId, inputLogText(chat.input.input), result) };
   };
 }

@@ -296,7 +296,7 @@ describe('the chat route with the AI SDK client', () => {
       type: 'application/json; charset=utf-8',
       body: { success: false, error: 'Agent not found', code: 'not_found', status: 404 },
     });
-    expect(await answer(agentId, [{ id: 'u1', role: 'user', parts: [{ type: 'file' }] }])).toEqual({
+    expect(await answer(agentId, [{ id: 'u1', role: 'user', parts: [{ type: 'reasoning', text: 'hm' }] }])).toEqual({
       status: 400,
       type: 'application/json; charset=utf-8',
       body: {
@@ -304,6 +304,23 @@ describe('the chat route with the AI SDK client', () => {
         error: 'Invalid request format',
         code: 'invalid_input',
         details: { messages: { message: 'messages must end with a user message with text', path: ['messages'] } },
+        status: 400,
+      },
+    });
+    // A file part is input (chat-inputs-over-http.test.ts): one without its type and URL is refused.
+    expect(await answer(agentId, [{ id: 'u1', role: 'user', parts: [{ type: 'file' }] }])).toEqual({
+      status: 400,
+      type: 'application/json; charset=utf-8',
+      body: {
+        success: false,
+        error: 'Invalid request format',
+        code: 'invalid_input',
+        details: {
+          'messages.parts.0': {
+            message: 'a file part must have a mediaType and a url',
+            path: ['messages', 'parts', 0],
+          },
+        },
         status: 400,
       },
     });

@@ -293,7 +293,7 @@ export const ROUTES: readonly RouteDefinition[] = Object.freeze<RouteDefinition[
     tag: 'Runs',
     summary: 'Chat with an agent',
     description:
-      "One run on the last user message, for chat clients. Messages with `parts` (the AI SDK's `useChat` / `DefaultChatTransport`) are answered with the AI SDK's UI message stream; the history is the stored session named by `session_id` (body) or `x-session-id` (header), else a new session. Messages with `content` (the `truffle-ai` SDK's `chat()`) are answered with JSON; without `session_id`, the earlier messages are the run's history (cut to the context budget like stored history, and not stored). Same session rules, locks and limits as a run.",
+      "One run on the last user message, for chat clients. Messages with `parts` (the AI SDK's `useChat` / `DefaultChatTransport`) are answered with the AI SDK's UI message stream; the input is the last user message's text and its file parts (`data:` URLs as base64 `data`, `https:` URLs as `url`), read as a run's input parts; `version` runs that version of the agent; the history is the stored session named by `session_id` (body) or `x-session-id` (header), else a new session. Messages with `content` (the `truffle-ai` SDK's `chat()`) are answered with JSON; without `session_id`, the earlier messages are the run's history (cut to the context budget like stored history, and not stored). Same session rules, locks and limits as a run.",
     answers:
       'The reply and its session (`message` and `session_id` also at the top level); or, for AI SDK messages, the UI message stream.',
     parameters: [

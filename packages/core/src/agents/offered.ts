@@ -2,7 +2,7 @@ import { offeredModelsText } from '../discovery.js';
 import { InvalidInputError } from '../errors/invalid-input-error.js';
 import type { ChatModel, ModelProvider } from '../ports/model-provider.js';
 import type { ToolProvider } from '../ports/tool-provider.js';
-import type { AgentConfig, AgentRecord } from '../records.js';
+import type { AgentConfig } from '../records.js';
 import { invalidField } from '../validation.js';
 
 function unsupported(models: ModelProvider, model: string): string {

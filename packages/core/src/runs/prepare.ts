@@ -36,7 +36,7 @@ export interface PreparedRun {
   /** That configuration's version. */
   version: number;
   model: ChatModel;
-  /** The model's name, as the agent (or the turn the run resumes) names it. */
+  /** The model's name: the agent's `model` (or the turn's that the run resumes), or the fallback model that answers. */
   modelName: string;
   /** What is known of the model (its price, for the run's cost). */
   info: ModelInfo;

@@ -18,7 +18,7 @@ export interface ObservedModel {
   configured: string;
 }
 
-/** The model of a prepared run as its observer is told it. */
+/** The model of a prepared run (the agent's, or the fallback model it is tried on) as its observer is told it. */
 export function observedModel(run: { info: ModelInfo; modelName: string }): ObservedModel {
   return { info: run.info, configured: run.modelName };
 }

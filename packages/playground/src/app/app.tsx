@@ -1,23 +1,26 @@
 import { useState } from 'react';
-import { AgentPicker } from './agent-picker';
-import { type Agent, agentPath, type SessionInfo } from './api';
-import { Chat } from './chat';
+import { AgentForm } from './agent-form';
+import { AgentPanels } from './agent-panels';
+import { AgentPicker, type MetadataFilter } from './agent-picker';
+import { ChatColumn } from './chat-column';
 import { ErrorLine } from './error-line';
 import { KeyForm } from './key-form';
 import { loadKey, saveKey } from './key-store';
-import { NewAgentForm } from './new-agent-form';
-import { SessionList } from './session-list';
-import { useApiData } from './use-api';
+import { useAgentData } from './use-agent-data';
 import { useConversation } from './use-conversation';
 
-/** The playground: the key, the agents, an agent's sessions, and the chat with it. */
+/** What the main column shows: the chat, or the form that creates or edits an agent. */
+type Mode = 'chat' | 'new' | 'edit';
+
+/** The playground: the key, the agents, an agent's sessions and versions, and the chat with it. */
 export function App() {
   const [apiKey, setApiKey] = useState(loadKey);
   const [agentId, setAgentId] = useState<string>();
-  const [creating, setCreating] = useState(false);
+  const [mode, setMode] = useState<Mode>('chat');
+  const [filter, setFilter] = useState<MetadataFilter>();
+  const [runVersion, setRunVersion] = useState<number>();
   const { conversation, current, setCurrent, error, start, open } = useConversation(apiKey);
-  const agents = useApiData<Agent[]>(apiKey, '/agents');
-  const sessions = useApiData<{ sessions: SessionInfo[] }>(apiKey, agentId && `${agentPath(agentId)}/sessions`);
+  const { agents, agent, versions, sessions } = useAgentData(apiKey, agentId, filter);
 
   function changeKey(key: string) {
     saveKey(key);
@@ -27,8 +30,16 @@ export function App() {
   }
   function pickAgent(id: string) {
     setAgentId(id);
-    setCreating(false);
+    setMode('chat');
+    setRunVersion(undefined);
     start();
+  }
+  /** After an edit or a restore: the agent, its versions and the list show the new version. */
+  function changed() {
+    agents.reload();
+    agent.reload();
+    versions.reload();
+    setMode('chat');
   }
 
   return (
@@ -38,43 +49,66 @@ export function App() {
         <KeyForm apiKey={apiKey} onChange={changeKey} />
       </header>
       <aside>
-        <AgentPicker agents={agents.data} agentId={agentId} onPick={pickAgent} onNew={() => setCreating(true)} />
-        <ErrorLine error={agents.error} />
+        <AgentPicker
+          agents={agents.data}
+          agentId={agentId}
+          filter={filter}
+          onPick={pickAgent}
+          onNew={() => setMode('new')}
+          onFilter={setFilter}
+        />
+        <ErrorLine error={agents.error ?? agent.error} />
         {agentId && (
-          <SessionList
+          <AgentPanels
             apiKey={apiKey}
             agentId={agentId}
+            agent={agent.data}
             sessions={sessions.data?.sessions}
+            versions={versions.data}
             current={current}
+            onEdit={() => setMode('edit')}
             onOpen={(sessionId) => open(agentId, sessionId)}
             onNew={() => start()}
             onDeleted={(sessionId) => {
               sessions.reload();
               if (sessionId === current) start();
             }}
+            onRestored={changed}
           />
         )}
       </aside>
       <main>
-        <ErrorLine error={error} />
+        <ErrorLine error={error ?? versions.error} />
         {!apiKey && <p className="muted">Enter an API key to start (agenthost keys create --account you).</p>}
-        {creating && apiKey && (
-          <NewAgentForm
+        {mode === 'new' && apiKey && (
+          <AgentForm
             apiKey={apiKey}
-            onCancel={() => setCreating(false)}
-            onCreated={(id) => {
+            onCancel={() => setMode('chat')}
+            onSaved={(id) => {
               agents.reload();
               pickAgent(id);
             }}
           />
         )}
-        {!creating && apiKey && agentId && (
-          <Chat
-            key={`${apiKey}\n${agentId}\n${conversation.round}`}
+        {mode === 'edit' && apiKey && agent.data && (
+          <AgentForm
+            key={`${agent.data.agent_id}-${agent.data.version}`}
+            apiKey={apiKey}
+            agent={agent.data}
+            onCancel={() => setMode('chat')}
+            onSaved={changed}
+          />
+        )}
+        {apiKey && agentId && (
+          <ChatColumn
             apiKey={apiKey}
             agentId={agentId}
-            sessionId={conversation.sessionId}
-            history={conversation.history}
+            agent={agent.data}
+            versions={versions.data?.versions}
+            runVersion={runVersion}
+            onRunVersion={setRunVersion}
+            conversation={conversation}
+            hidden={mode !== 'chat'}
             onTurn={(sessionId) => {
               setCurrent(sessionId);
               sessions.reload();

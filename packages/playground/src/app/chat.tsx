@@ -1,23 +1,32 @@
 import { useChat } from '@ai-sdk/react';
-import { DefaultChatTransport } from 'ai';
-import { type FormEvent, useEffect, useRef, useState } from 'react';
+import { DefaultChatTransport, lastAssistantMessageIsCompleteWithApprovalResponses } from 'ai';
+import { useEffect, useRef, useState } from 'react';
 import { API_BASE, agentPath, errorMessage } from './api';
+import { Composer } from './composer';
 import { ErrorLine } from './error-line';
 import { MessageView, type PlaygroundMessage } from './message-view';
 
-/** The transport to an agent's chat route: the key in a header, the session id in the body. */
-function chatTransport(apiKey: string, agentId: string, session: { current: string | undefined }) {
+/** What each request of a conversation names besides its message: the session, and the version to run on. */
+interface RunTarget {
+  session: string | undefined;
+  version: number | undefined;
+}
+
+/** The transport to an agent's chat route: the key in a header, the session id and version in the body. */
+function chatTransport(apiKey: string, agentId: string, target: { current: RunTarget }) {
   return new DefaultChatTransport<PlaygroundMessage>({
     api: `${API_BASE}${agentPath(agentId)}/chat`,
     headers: { 'x-api-key': apiKey },
-    // The server keeps the conversation: only the new message is sent, with the session to add it to.
+    // The server keeps the conversation: only the new message is sent (a user's message, or the
+    // assistant's with the approvals just answered), with the session to add it to.
     prepareSendMessagesRequest: ({ id, messages, trigger, messageId }) => ({
       body: {
         id,
         messages: messages.slice(-1),
         trigger,
         messageId,
-        ...(session.current ? { session_id: session.current } : {}),
+        ...(target.current.session ? { session_id: target.current.session } : {}),
+        ...(target.current.version ? { version: target.current.version } : {}),
       },
     }),
   });
@@ -26,82 +35,66 @@ function chatTransport(apiKey: string, agentId: string, session: { current: stri
 /**
  * A conversation with an agent: the history it was opened with, then streamed turns. The first turn
  * of a new conversation learns its session id from the reply's metadata; later turns continue it.
+ * Runs use `version` of the agent when given, else its current version. A tool call that waits for
+ * approval is answered in place; once every call of the turn is answered, the answers are sent and
+ * the turn goes on.
  */
 export function Chat({
   apiKey,
   agentId,
   sessionId,
   history,
+  version,
   onTurn,
 }: {
   apiKey: string;
   agentId: string;
   sessionId: string | undefined;
   history: PlaygroundMessage[];
+  version: number | undefined;
   onTurn: (sessionId: string) => void;
 }) {
-  const session = useRef(sessionId);
-  const [transport] = useState(() => chatTransport(apiKey, agentId, session));
-  const { messages, sendMessage, status, error, stop } = useChat<PlaygroundMessage>({
+  const target = useRef<RunTarget>({ session: sessionId, version });
+  target.current.version = version;
+  const [transport] = useState(() => chatTransport(apiKey, agentId, target));
+  const { messages, sendMessage, status, error, stop, addToolApprovalResponse } = useChat<PlaygroundMessage>({
     transport,
     messages: history,
+    sendAutomaticallyWhen: lastAssistantMessageIsCompleteWithApprovalResponses,
     onFinish: ({ message }) => {
       if (message.metadata?.session_id) onTurn(message.metadata.session_id);
     },
   });
-  const [draft, setDraft] = useState('');
   const end = useRef<HTMLDivElement>(null);
   const busy = status === 'submitted' || status === 'streaming';
 
   useEffect(() => {
     // The session id comes with the reply's first part; later turns must name it.
     const latest = messages.findLast((m) => m.role === 'assistant')?.metadata?.session_id;
-    if (latest) session.current = latest;
+    if (latest) target.current.session = latest;
     end.current?.scrollIntoView?.({ block: 'end' });
   }, [messages]);
-
-  function submit(event: FormEvent) {
-    event.preventDefault();
-    const text = draft.trim();
-    if (!text || busy) return;
-    setDraft('');
-    void sendMessage({ text });
-  }
 
   return (
     <section className="chat" aria-label="Chat">
       <div className="messages" role="log" aria-live="polite">
         {messages.map((message) => (
-          <MessageView key={message.id} message={message} />
+          <MessageView
+            key={message.id}
+            message={message}
+            onApproval={busy ? undefined : (answer) => void addToolApprovalResponse(answer)}
+          />
         ))}
         {messages.length === 0 && <p className="muted">Say something to start a new session.</p>}
         <div ref={end} />
       </div>
       <ErrorLine error={error && errorMessage(error.message)} />
-      <form className="composer" onSubmit={submit}>
-        <label htmlFor="message" className="visually-hidden">
-          Message
-        </label>
-        <textarea
-          id="message"
-          rows={2}
-          value={draft}
-          onChange={(event) => setDraft(event.target.value)}
-          onKeyDown={(event) => {
-            if (event.key === 'Enter' && !event.shiftKey) submit(event);
-          }}
-          placeholder="Message (Enter sends, Shift+Enter for a new line)"
-        />
-        {status === 'streaming' ? (
-          <button type="button" onClick={() => void stop()}>
-            Stop
-          </button>
-        ) : (
-          <button type="submit" disabled={busy || !draft.trim()}>
-            Send
-          </button>
-        )}
-      </form>
+      <Composer
+        busy={busy}
+        streaming={status === 'streaming'}
+        onSend={({ text, files }) => void sendMessage(files.length ? { files, ...(text && { text }) } : { text })}
+        onStop={() => void stop()}
+      />
     </section>
   );
 }

@@ -1,7 +1,14 @@
 import { useState } from 'react';
-import { agentPath, api, type StoredMessage } from './api';
+import { agentPath, api, type PendingApproval, type StoredMessage } from './api';
 import { historyMessages } from './history';
 import type { PlaygroundMessage } from './message-view';
+
+/** One page of a stored session. */
+interface SessionPage {
+  messages: StoredMessage[];
+  pending_approvals?: PendingApproval[];
+  next_cursor: string | null;
+}
 
 /** The conversation shown: a new `round` remounts the chat with its session and history. */
 export interface Conversation {
@@ -32,14 +39,17 @@ export function useConversation(apiKey: string) {
       const path = `${agentPath(agentId)}/sessions/${encodeURIComponent(sessionId)}`;
       // Every page, oldest first, so the newest turns are shown before the conversation goes on.
       const messages: StoredMessage[] = [];
+      let pending: PendingApproval[] = [];
       let cursor: string | null = null;
       do {
         const query: string = cursor ? `?limit=100&cursor=${encodeURIComponent(cursor)}` : '?limit=100';
-        const page = await api<{ messages: StoredMessage[]; next_cursor: string | null }>(apiKey, path + query);
+        const page = await api<SessionPage>(apiKey, path + query);
         messages.push(...page.messages);
+        pending = page.pending_approvals ?? [];
         cursor = page.next_cursor;
       } while (cursor);
-      start(sessionId, historyMessages(sessionId, messages));
+      // Tool calls that wait for approval show after the stored turns, to be answered.
+      start(sessionId, historyMessages(sessionId, messages, pending));
     } catch (failure) {
       setError((failure as Error).message);
     }
