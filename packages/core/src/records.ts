@@ -165,6 +165,8 @@ export interface PendingTurn {
   model: string;
   /** Tokens used so far by the turn. */
   tokens: TokenUsage;
+  /** The JSON answer the turn's run asked for, asked again when the turn goes on; absent for text. */
+  output_format?: { json_mode?: boolean; json_format?: Record<string, unknown> | string };
   created_at: string;
 }
 

@@ -27,6 +27,7 @@ import { type KeepResult, keptTools } from './kept-tools.js';
 import { assistantMessages, partsText } from './message-parts.js';
 import type { PreparedRun } from './prepare.js';
 import { runPrepared } from './run-agent.js';
+import { runOutput } from './run-output.js';
 import { lockSession } from './session-lock.js';
 import { resultEvents, streamPrepared } from './stream-agent.js';
 import { traced } from './telemetry.js';
@@ -221,7 +222,8 @@ async function resumeTurn(
     omitted: history.omitted,
     tools,
     toolSet,
-    output: undefined,
+    output: await runOutput(settings, session.accountId, turn.output_format, undefined),
+    asked: turn.output_format,
     lease,
     startedAt: settings.now().toISOString(),
   };

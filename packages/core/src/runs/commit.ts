@@ -52,6 +52,7 @@ export async function commitRun(
       agent_version: run.version,
       model: run.modelName,
       tokens,
+      ...(run.asked && { output_format: run.asked }),
       created_at: run.user.created_at,
     };
     await settings.store.appendMessages(run.session, [], pending);

@@ -6,7 +6,7 @@ import { providerFailure } from '../provider-failures.js';
 import type { MessagePart } from '../records.js';
 import type { ServiceSettings } from '../service-options.js';
 import { refuseDownloads, unsupportedInput } from './input-refusals.js';
-import { responseParts } from './message-parts.js';
+import { responseParts, unansweredApprovals } from './message-parts.js';
 import type { PreparedRun } from './prepare.js';
 import { withRunContext } from './run-context.js';
 
@@ -75,11 +75,10 @@ export async function generateAnswer(
   } catch (error) {
     throw callFailure(error, timeout, signal, run);
   }
-  return {
-    output: run.output ? JSON.stringify(result.output) : result.text,
-    parts: responseParts(result.responseMessages),
-    usage: result.usage,
-  };
+  const parts = responseParts(result.responseMessages);
+  // A call that stopped for approvals has no answer yet: its JSON comes when the turn goes on.
+  const answered = run.output && unansweredApprovals(parts).length === 0;
+  return { output: answered ? JSON.stringify(result.output) : result.text, parts, usage: result.usage };
 }
 
 /** What a failed model call becomes: the caller's abort, a lost lease, or a provider failure. */

@@ -11,11 +11,11 @@ import type { ChatModel, ModelInfo } from '../ports/model-provider.js';
 import type { AgentConfig, AgentRecord, MessagePart, SessionMessage, TokenUsage } from '../records.js';
 import { type RunAgentInput, runAgentInputSchema } from '../schemas.js';
 import type { ServiceSettings } from '../service-options.js';
-import { outputFormat } from '../structured-output/output-format.js';
 import { invalidField, parseInput } from '../validation.js';
 import { type AgentTools, agentTools } from './agent-tools.js';
 import { givenHistory, historyBudget, readHistory } from './context-budget.js';
 import { userModelContent, userTurn } from './input-parts.js';
+import { type OutputRequest, outputRequest, runOutput } from './run-output.js';
 import { lockSession } from './session-lock.js';
 
 /** What a caller asks of a run: whose, of which agent, on what input; and the caller's signal. */
@@ -53,7 +53,9 @@ export interface PreparedRun {
   /** The merged tools' integrations, and which tools wait for approval. */
   toolSet: AgentTools;
   /** The AI SDK output specification (none for plain text). */
-  output: Awaited<ReturnType<typeof outputFormat>>;
+  output: Awaited<ReturnType<typeof runOutput>>;
+  /** The JSON answer the run asked for (kept with a turn that waits for approval); none for text. */
+  asked: OutputRequest | undefined;
   /** The session's lock, held until the run is over; none for a session the run just started. */
   lease: Lease | undefined;
   startedAt: string;
@@ -94,14 +96,8 @@ export async function prepareRun(
   const turn = userTurn(run.input, info);
   if (turn.content.length > settings.maxInputChars)
     throw invalidField('input', `input must be at most ${settings.maxInputChars} characters`);
-  const output = await outputFormat({
-    jsonMode: run.json_mode ?? undefined,
-    jsonFormat: run.json_format ?? undefined,
-    accountId,
-    maxOutputTokens: settings.maxOutputTokens,
-    sandbox: settings.sandbox,
-    ...(signal && { signal }),
-  });
+  const asked = outputRequest(run);
+  const output = await runOutput(settings, accountId, asked, signal);
   const toolSet = agentTools(settings.tools, config);
   const session: SessionRef = { accountId, agentId, sessionId: run.session_id ?? settings.generateId('session') };
   const budget = historyBudget(settings, {
@@ -129,7 +125,7 @@ export async function prepareRun(
       created_at: startedAt,
     };
     const messages: ModelMessage[] = [...history.messages, { role: 'user', content: userModelContent(turn) }];
-    const common = { agent, config, version, model, modelName: config.model, info, session, output, lease };
+    const common = { agent, config, version, model, modelName: config.model, info, session, output, asked, lease };
     return {
       ...common,
       user,

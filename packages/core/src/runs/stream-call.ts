@@ -1,7 +1,7 @@
 import { streamText, type TextStreamPart, type ToolSet } from 'ai';
 import type { MessagePart, RunEvent } from '../records.js';
 import type { ServiceSettings } from '../service-options.js';
-import { DENIED, executedPart, responseParts } from './message-parts.js';
+import { DENIED, executedPart, responseParts, unansweredApprovals } from './message-parts.js';
 import { callSettings, inRunContext, type ModelAnswer } from './model-call.js';
 import type { PreparedRun } from './prepare.js';
 import { unfinishedStep } from './stream-finish.js';
@@ -73,9 +73,12 @@ export function streamAnswer(
       failure ??= partFailure(part, signal);
     }
     if (failure !== undefined) throw failure;
-    const output = run.output ? JSON.stringify(await result.output) : await result.text;
     const steps = (await result.steps).flatMap((step) => step.response.messages);
-    return { output, parts: [...before, ...responseParts(steps)], usage: await result.usage };
+    const parts = [...before, ...responseParts(steps)];
+    // A call that stopped for approvals has no answer yet: its JSON comes when the turn goes on.
+    const answered = run.output && unansweredApprovals(parts).length === 0;
+    const output = answered ? JSON.stringify(await result.output) : await result.text;
+    return { output, parts, usage: await result.usage };
   }
   return events();
 }

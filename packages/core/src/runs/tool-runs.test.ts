@@ -383,6 +383,46 @@ describe('approval of tool calls', () => {
     ]);
   });
 
+  test('a turn that asked for JSON still answers JSON when it goes on after its approval', async () => {
+    const { service } = await setUp([{ calls: [sendCall] }, { text: '{"sent":true}' }], {
+      tools: ['mail'],
+      require_approval: ['mail'],
+    });
+    const format = { type: 'object', properties: { sent: { type: 'boolean' } }, required: ['sent'] };
+    const paused = await service.runAgent(ACME, AGENT, { input: 'Mail Bob', session_id: 's', json_format: format });
+    expect([paused.status, paused.output]).toStrictEqual(['requires_approval', '']);
+    const approvalId = paused.pending_approvals[0]?.approval_id ?? '';
+    const done = await service.respondToApproval(ACME, AGENT, 's', approvalId, { approve: true });
+    expect([done.status, done.output, executed]).toStrictEqual([
+      'completed',
+      '{"sent":true}',
+      ['send bob@example.com'],
+    ]);
+    const session = await service.getSession(ACME, AGENT, 's');
+    expect(session.messages.at(-1)?.content).toBe('{"sent":true}');
+  });
+
+  test('streamed: a JSON run pauses for approval, and its streamed answer ends in JSON', async () => {
+    const { service } = await setUp([{ calls: [sendCall] }, { text: '{"sent":true}' }], {
+      tools: ['mail'],
+      require_approval: ['mail'],
+    });
+    const paused = await collect(
+      await service.streamAgent(ACME, AGENT, { input: 'Mail Bob', session_id: 's', json_mode: true }),
+    );
+    const done = paused.at(-1);
+    const approvalId = done?.type === 'done' ? (done.result.pending_approvals[0]?.approval_id ?? '') : '';
+    expect(done?.type === 'done' && done.result.status).toBe('requires_approval');
+    const resumed = await collect(
+      await service.streamApprovalResponse(ACME, AGENT, 's', approvalId, { approve: true }),
+    );
+    const last = resumed.at(-1);
+    expect(last?.type === 'done' && [last.result.status, last.result.output]).toStrictEqual([
+      'completed',
+      '{"sent":true}',
+    ]);
+  });
+
   test('deny passes the reason to the model; the tool never runs', async () => {
     const { service, prompts } = await setUp([{ calls: [sendCall] }, { text: 'Not sent.' }], {
       tools: ['mail'],
