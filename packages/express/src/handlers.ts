@@ -3,7 +3,8 @@ import { resolveAliases, wireAgent, wireVersion, wireVersions } from './agent-al
 import { type ApiResponse, type RequestLog, success } from './envelope.js';
 import { approvalInput, runInput, updateInput } from './http-bodies.js';
 import { errorResponse } from './http-errors.js';
-import { metadataQuery } from './metadata-query.js';
+import { listAgents } from './list-agents.js';
+import { queryInt, queryString } from './query-params.js';
 
 /** A request as the handlers see it: already authenticated and parsed, with no framework in it. */
 export interface ApiRequest {
@@ -52,22 +53,15 @@ export function approvalLogInput(answer: { approve: boolean; reason?: string | u
 const approvalIds = (params: Record<string, string>) =>
   [params.agentId ?? '', params.sessionId ?? '', params.approvalId ?? ''] as const;
 
-/** A run body's input, for the request log. */
+/** A run body's input, for the request log: its text, and what else its parts are (`[image/png]`). */
 function bodyInput(body: unknown): string {
   const { input, input_data } = (body ?? {}) as { input?: unknown; input_data?: unknown };
-  return String(input ?? input_data ?? '');
-}
-
-function queryInt(query: Record<string, unknown>, name: string): number | undefined {
-  const raw = query[name];
-  if (raw === undefined) return undefined;
-  // The service reports a value that is not a whole number in range; NaN is never in range.
-  return typeof raw === 'string' && /^\d{1,6}$/.test(raw) ? Number(raw) : Number.NaN;
-}
-
-function queryString(query: Record<string, unknown>, name: string): string | undefined {
-  const raw = query[name];
-  return typeof raw === 'string' ? raw : raw === undefined ? undefined : '';
+  if (!Array.isArray(input)) return String(input ?? input_data ?? '');
+  return input
+    .map((part: { type?: unknown; text?: unknown; media_type?: unknown }) =>
+      part?.type === 'text' ? String(part.text ?? '') : `[${String(part?.media_type ?? part?.type)}]`,
+    )
+    .join(' ');
 }
 
 /** A version number in a path; anything else is a number no version has (the service answers 404). */
@@ -91,32 +85,7 @@ export function createHandlers(service: AgentService) {
         log: { agent_id: agent.agent_id },
       };
     },
-    listAgents: async ({ accountId, query, baseUrl }) => {
-      const metadata = metadataQuery(query);
-      // Called as the contract shows (no paging parameter), the list is every agent, oldest first.
-      if (!['limit', 'after', 'order'].some((name) => query[name] !== undefined))
-        return success((await service.listAgents(accountId, metadata ? { metadata } : {})).map(wireAgent));
-      const limit = queryInt(query, 'limit');
-      const cursor = queryString(query, 'after');
-      const order = queryString(query, 'order');
-      const page = await service.listAgentsPage(accountId, {
-        ...(limit !== undefined && { limit }),
-        ...(cursor !== undefined && { cursor }),
-        ...(order !== undefined && { order: order as 'asc' }),
-        ...(metadata && { metadata }),
-      });
-      const response = success(page.agents.map(wireAgent));
-      if (page.next_cursor !== null) {
-        const next = new URLSearchParams({
-          ...(limit !== undefined && { limit: String(limit) }),
-          ...(order !== undefined && { order }),
-          ...Object.fromEntries(Object.entries(metadata ?? {}).map(([k, v]) => [`metadata[${k}]`, v])),
-          after: page.next_cursor,
-        });
-        response.headers = { 'X-Next-Cursor': page.next_cursor, Link: `<${baseUrl ?? ''}/agents?${next}>; rel="next"` };
-      }
-      return response;
-    },
+    listAgents: (request) => listAgents(service, request),
     listAgentVersions: async ({ accountId, params, query }) =>
       success(wireVersions(await service.listAgentVersions(accountId, params.agentId ?? '', page(query)))),
     getAgentVersion: async ({ accountId, params }) =>
