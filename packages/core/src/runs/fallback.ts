@@ -50,7 +50,8 @@ export interface Answered<T> {
 
 /**
  * Calls `attempt` on the run's model, then on each fallback model in order while the one before
- * failed with a provider error ({@link fallsBack}). Each failed attempt that is followed by another
+ * failed with a provider error ({@link fallsBack}) before any tool ran: a tool's effects cannot be
+ * taken back, so a call that ran one is never tried again on another model. Each failed attempt that is followed by another
  * is told to the observer as that model's failure; the last failure is thrown, after `onFailure` is
  * told the run it was of and how long its call took, for the caller to report.
  */
@@ -64,12 +65,13 @@ export async function withFallback<T>(
   let current = runs.next().value as PreparedRun;
   for (;;) {
     const started = performance.now();
+    let toolRan = false;
     try {
-      const answer = await attempt(current);
+      const answer = await attempt({ ...current, onToolRun: () => (toolRan = true) });
       return { run: current, answer, providerMs: performance.now() - started };
     } catch (error) {
       const providerMs = performance.now() - started;
-      const next = fallsBack(error) ? runs.next() : undefined;
+      const next = fallsBack(error) && !toolRan ? runs.next() : undefined;
       if (!next || next.done) {
         onFailure(current, providerMs);
         throw error;

@@ -30,6 +30,7 @@ export function callSettings(settings: ServiceSettings, run: PreparedRun) {
     ...modelSettings(settings, run),
     maxRetries: settings.maxRetries,
     experimental_download: refuseDownloads(run),
+    ...(run.onToolRun && { onToolExecutionStart: run.onToolRun }),
     telemetry: settings.modelCallTelemetry,
   };
 }

@@ -56,6 +56,8 @@ export interface PreparedRun {
   output: Awaited<ReturnType<typeof runOutput>>;
   /** The JSON answer the run asked for (kept with a turn that waits for approval); none for text. */
   asked: OutputRequest | undefined;
+  /** Told when a tool of the call starts to run (a call that ran one is not tried on a fallback model). */
+  onToolRun?: () => void;
   /** The session's lock, held until the run is over; none for a session the run just started. */
   lease: Lease | undefined;
   startedAt: string;

@@ -117,11 +117,12 @@ const tools = () =>
     clash: { search: tool({ inputSchema: z.object({}), execute: async () => 'other' }) },
   });
 
-async function setUp(steps: Step[], config: Partial<AgentConfig>) {
+async function setUp(steps: Step[], config: Partial<AgentConfig>, others: Record<string, Step[]> = {}) {
   const { model, prompts } = scripted(steps);
+  const more = Object.fromEntries(Object.entries(others).map(([name, s]) => [name, scripted(s).model]));
   const service = new AgentService({
     store,
-    models: staticModels({ m: model }),
+    models: staticModels({ m: model, ...more }),
     tools: tools(),
     now: testClock(),
     generateId: sequentialIds(),
@@ -263,6 +264,50 @@ const pendingFor = (result: RunResult, call: { id: string; name: string; input: 
   const approval = result.pending_approvals.find((a) => a.tool_call_id === call.id);
   return { approval_id: approval?.approval_id, tool_call_id: call.id, tool_name: call.name, input: call.input };
 };
+
+describe('tools and fallback models', () => {
+  test('a call that ran a tool and then failed is not tried again on a fallback model: the tool ran once', async () => {
+    const { service } = await setUp(
+      [{ calls: [weatherCall] }, { fail: 'down' }],
+      { tools: ['weather'], fallback_models: ['b'] },
+      { b: [{ calls: [weatherCall] }, { text: 'Sunny.' }] },
+    );
+    const failed = await agentHostError(service.runAgent(ACME, AGENT, { input: 'Weather?', session_id: 's' }));
+    expect([failed.code, executed]).toStrictEqual(['provider_error', ['getWeather Oslo']]);
+    expect((await service.listSessions(ACME, AGENT)).sessions).toStrictEqual([]);
+  });
+
+  test('a call that failed before any tool ran falls back', async () => {
+    const { service } = await setUp(
+      [{ fail: 'down' }],
+      { tools: ['weather'], fallback_models: ['b'] },
+      {
+        b: [{ calls: [weatherCall] }, { text: 'Sunny.' }],
+      },
+    );
+    const result = await service.runAgent(ACME, AGENT, { input: 'Weather?' });
+    expect([result.output, result.metadata.model, executed]).toStrictEqual(['Sunny.', 'b', ['getWeather Oslo']]);
+  });
+
+  test('an approved tool runs once when the model after it fails, even with a fallback model; sent again, the fallback finishes the turn', async () => {
+    const { service } = await setUp(
+      [{ calls: [sendCall] }, { fail: 'down' }],
+      { tools: ['mail'], require_approval: ['mail'], fallback_models: ['b'] },
+      { b: [{ text: 'Sent.' }] },
+    );
+    const paused = await service.runAgent(ACME, AGENT, { input: 'Mail Bob', session_id: 's' });
+    const approvalId = paused.pending_approvals[0]?.approval_id ?? '';
+    const failed = await agentHostError(service.respondToApproval(ACME, AGENT, 's', approvalId, { approve: true }));
+    expect([failed.code, executed]).toStrictEqual(['provider_error', ['send bob@example.com']]);
+    const done = await service.respondToApproval(ACME, AGENT, 's', approvalId, { approve: true });
+    expect([done.status, done.output, done.metadata.model, executed]).toStrictEqual([
+      'completed',
+      'Sent.',
+      'b',
+      ['send bob@example.com'],
+    ]);
+  });
+});
 
 describe('approval of tool calls', () => {
   test('a gated tool pauses the run; a run meanwhile is refused; approve runs the tool once and stores one turn', async () => {
