@@ -101,9 +101,14 @@ async function answerApproval(settings: ServiceSettings, request: ApprovalReques
       parts: [...pending.parts, response],
       approvals: pending.approvals.filter((a) => a !== approval),
     };
-    // The answer is kept before anything runs: a turn that fails from here on is resumed, not answered again.
+    if (turn.approvals.length === 0) {
+      // Checked first (the version, its model and tools): a turn that cannot go on keeps its question.
+      const run = await resumeTurn(settings, { agent, session, turn, lease });
+      // The answer is kept before anything runs: a turn that fails from here on is resumed, not answered again.
+      await store.appendMessages(session, [], turn);
+      return { run };
+    }
     await store.appendMessages(session, [], turn);
-    if (turn.approvals.length === 0) return { run: await resumeTurn(settings, { agent, session, turn, lease }) };
     await releaseLock(lease);
     return { waiting: await waitingResult(settings, agent, session, turn) };
   } catch (error) {
@@ -196,11 +201,19 @@ async function resumeTurn(
   { agent, session, turn, lease }: { agent: AgentRecord; session: SessionRef; turn: PendingTurn; lease: Lease },
 ): Promise<PreparedRun> {
   const { config, version } = await configForRun(settings.store, session.accountId, agent, turn.agent_version);
-  const model = agentModel(settings.models, { config: { model: turn.model } });
-  const info = infoOf(settings.models, turn.model);
+  // The model the turn started on; the version's own when the server no longer offers that one.
+  const modelName = settings.models.languageModel(turn.model) ? turn.model : config.model;
+  const model = agentModel(settings.models, { config: { model: modelName } });
+  const info = infoOf(settings.models, modelName);
   const toolSet = agentTools(settings.tools, config);
   const tools = keptTools(toolSet.tools, approvedCalls(turn.parts), resultKeeper(settings.store, session, turn));
-  const budget = historyBudget(settings, { config, info, input: turn.user.content, tools: toolSet.tools });
+  const budget = historyBudget(settings, {
+    config: { ...config, model: modelName },
+    info,
+    input: turn.user.content,
+    parts: turn.user.parts,
+    tools: toolSet.tools,
+  });
   const sofar = messageTokens({ content: '', parts: turn.parts });
   const history = await readHistory(settings.store, session, settings.historyLimit, Math.max(0, budget - sofar));
   const messages = [
@@ -213,7 +226,7 @@ async function resumeTurn(
     config,
     version,
     model,
-    modelName: turn.model,
+    modelName,
     info,
     session,
     user: turn.user,

@@ -310,6 +310,27 @@ describe('tools and fallback models', () => {
 });
 
 describe('approval of tool calls', () => {
+  test('a turn that paused on a fallback model the server no longer offers goes on with the version’s model', async () => {
+    const { service } = await setUp(
+      [{ fail: 'down' }],
+      { tools: ['mail'], require_approval: ['mail'], fallback_models: ['b'] },
+      { b: [{ calls: [sendCall] }] },
+    );
+    const paused = await service.runAgent(ACME, AGENT, { input: 'Mail Bob', session_id: 's' });
+    expect([paused.status, paused.metadata.model]).toStrictEqual(['requires_approval', 'b']);
+    // The server restarts without model b.
+    const { model } = scripted([{ text: 'Sent.' }]);
+    const later = new AgentService({ store, models: staticModels({ m: model }), tools: tools(), now: testClock() });
+    const approvalId = paused.pending_approvals[0]?.approval_id ?? '';
+    const done = await later.respondToApproval(ACME, AGENT, 's', approvalId, { approve: true });
+    expect([done.status, done.output, done.metadata.model, executed]).toStrictEqual([
+      'completed',
+      'Sent.',
+      'm',
+      ['send bob@example.com'],
+    ]);
+  });
+
   test('a gated tool pauses the run; a run meanwhile is refused; approve runs the tool once and stores one turn', async () => {
     const { service, prompts } = await setUp([{ calls: [sendCall] }, { text: 'Sent.' }], {
       tools: ['mail'],
