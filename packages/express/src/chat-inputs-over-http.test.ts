@@ -21,7 +21,10 @@ let base: string;
 
 beforeAll(async () => {
   fake = await startFakeOpenAIServer();
-  const models = combineModels(echoModels(), openAIModels({ apiKey: 'test', baseURL: fake.baseURL, models: ['gpt'] }));
+  const models = combineModels(
+    echoModels(),
+    openAIModels({ apiKey: 'test', baseURL: fake.baseURL, models: ['gpt'], input: ['text', 'image', 'file'] }),
+  );
   const service = new AgentService({
     store: new MemoryStore(),
     models,

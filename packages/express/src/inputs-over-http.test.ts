@@ -35,7 +35,13 @@ async function serve(api: 'chat' | 'responses') {
   store = new MemoryStore();
   const models = combineModels(
     echoModels(),
-    openAIModels({ apiKey: 'provider-key', baseURL: fake.baseURL, api, models: ['gpt-4o-mini', 'gpt-4o'] }),
+    openAIModels({
+      apiKey: 'provider-key',
+      baseURL: fake.baseURL,
+      api,
+      models: ['gpt-4o-mini', 'gpt-4o'],
+      input: ['text', 'image', 'file'],
+    }),
   );
   const service = new AgentService({ store, models, maxRetries: 0, providerTimeoutMs: 2000 });
   const app = express();

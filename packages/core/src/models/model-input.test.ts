@@ -26,6 +26,20 @@ describe('what models read (ModelInfo.input)', () => {
     expect(registry.modelInfo?.('openai/gpt-5-mini')?.input).toStrictEqual(['text']);
   });
 
+  test('a built-in provider at another base URL (a self-hosted server that would fetch image URLs) reads text unless configured', () => {
+    const registry = modelRegistry([
+      openAIProvider({ apiKey: 'k', models: ['gpt-5-mini'], baseURL: 'http://127.0.0.1:3/v1' }),
+      anthropicProvider({
+        apiKey: 'k',
+        models: ['claude-sonnet-4-5'],
+        baseURL: 'http://127.0.0.1:4/v1',
+        input: ['text', 'image'],
+      }),
+    ]);
+    expect(registry.modelInfo?.('openai/gpt-5-mini')?.input).toStrictEqual(['text']);
+    expect(registry.modelInfo?.('anthropic/claude-sonnet-4-5')?.input).toStrictEqual(['text', 'image']);
+  });
+
   test('echo reads text only; mock models as their options say', () => {
     expect(echoModels().modelInfo?.('echo')?.input).toBeUndefined();
     const models = mockModels({ vision: 'ok', plain: 'ok' }, { input: { vision: ['text', 'image'] } });

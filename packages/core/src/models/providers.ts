@@ -54,6 +54,15 @@ const offered = (settings: ProviderSettings, catalog: string): readonly string[]
   Object.freeze([...new Set(settings.models ?? catalogModels(catalog))]);
 
 /**
+ * What a built-in provider's models read: text, images and files from the provider's own API; text
+ * only, unless `input` says more, at another `baseURL` (a self-hosted server in the operator's network
+ * would fetch the image URLs clients send).
+ */
+function builtInInput(settings: ProviderSettings): readonly ('text' | 'image' | 'file')[] {
+  return settings.input ?? (settings.baseURL ? ['text'] : MULTIMODAL_INPUT);
+}
+
+/**
  * OpenAI, through `@ai-sdk/openai`: its Responses API by default, or Chat Completions with
  * `api: 'chat'`. Offers the catalog's OpenAI chat models unless `models` says otherwise.
  */
@@ -68,7 +77,7 @@ export function openAIProvider(settings: ProviderSettings & { api?: 'responses' 
     provider,
     models: offered(settings, 'openai'),
     catalog: 'openai',
-    input: settings.input ?? MULTIMODAL_INPUT,
+    input: builtInInput(settings),
   };
 }
 
@@ -79,7 +88,7 @@ export function anthropicProvider(settings: ProviderSettings = {}): NamedProvide
     provider: createAnthropic(pick(settings)),
     models: offered(settings, 'anthropic'),
     catalog: 'anthropic',
-    input: settings.input ?? MULTIMODAL_INPUT,
+    input: builtInInput(settings),
   };
 }
 
@@ -90,7 +99,7 @@ export function googleProvider(settings: ProviderSettings = {}): NamedProvider {
     provider: createGoogleGenerativeAI(pick(settings)),
     models: offered(settings, 'google'),
     catalog: 'google',
-    input: settings.input ?? MULTIMODAL_INPUT,
+    input: builtInInput(settings),
   };
 }
 
