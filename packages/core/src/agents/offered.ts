@@ -3,6 +3,7 @@ import { InvalidInputError } from '../errors/invalid-input-error.js';
 import type { ChatModel, ModelProvider } from '../ports/model-provider.js';
 import type { ToolProvider } from '../ports/tool-provider.js';
 import type { AgentConfig } from '../records.js';
+import { mergeTools } from '../runs/agent-tools.js';
 import { invalidField } from '../validation.js';
 
 function unsupported(models: ModelProvider, model: string): string {
@@ -51,22 +52,18 @@ export function checkOffered(
  *   does not offer, or two integrations that give a tool of the same name.
  */
 function offeredToolNames(tools: ToolProvider, integrations: readonly string[]): Set<string> {
-  const names = new Map<string, string>();
-  integrations.forEach((integration, i) => {
-    const set = tools.tools(integration);
-    if (!set) {
-      const supported = tools.listTools();
-      const message = `Unknown tool "${integration}". ${supported.length ? `Supported tools: ${supported.join(', ')}` : 'This server offers no tools'}`;
-      throw i === 0 ? toolError(message) : fieldError('tools', i, message);
-    }
-    for (const name of Object.keys(set)) {
-      const other = names.get(name);
-      if (other !== undefined)
-        throw fieldError('tools', i, `"${integration}" and "${other}" both give a tool named "${name}"; use one`);
-      names.set(name, integration);
-    }
-  });
-  return new Set(names.keys());
+  const merged = mergeTools(tools, integrations);
+  if (!('problem' in merged)) return new Set(merged.integrationOf.keys());
+  const { problem } = merged;
+  if (problem.kind === 'clash')
+    throw fieldError(
+      'tools',
+      problem.index,
+      `"${problem.integration}" and "${problem.other}" both give a tool named "${problem.name}"; use one`,
+    );
+  const supported = tools.listTools();
+  const message = `Unknown tool "${problem.integration}". ${supported.length ? `Supported tools: ${supported.join(', ')}` : 'This server offers no tools'}`;
+  throw problem.index === 0 ? toolError(message) : fieldError('tools', problem.index, message);
 }
 
 /** The error about the first tool: named `tool`, the single-tool form of `tools` every client knows. */

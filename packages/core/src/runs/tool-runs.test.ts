@@ -265,6 +265,30 @@ const pendingFor = (result: RunResult, call: { id: string; name: string; input: 
   return { approval_id: approval?.approval_id, tool_call_id: call.id, tool_name: call.name, input: call.input };
 };
 
+describe('approval gates that no longer match', () => {
+  test('a require_approval name the agent’s tools no longer give fails the run; the tools never run unasked', async () => {
+    const { service } = await setUp([{ calls: [sendCall] }, { text: 'Sent.' }], {
+      tools: ['mail'],
+      require_approval: ['send_mail'],
+    });
+    const refused = await agentHostError(service.runAgent(ACME, AGENT, { input: 'Mail Bob' }));
+    expect([refused.code, refused.details, executed]).toStrictEqual([
+      'invalid_input',
+      {
+        require_approval: {
+          message:
+            'require_approval names "send_mail", which the agent’s tools no longer give; update the agent'.replace(
+              '’',
+              "'",
+            ),
+          path: ['require_approval'],
+        },
+      },
+      [],
+    ]);
+  });
+});
+
 describe('tools and fallback models', () => {
   test('a call that ran a tool and then failed is not tried again on a fallback model: the tool ran once', async () => {
     const { service } = await setUp(
