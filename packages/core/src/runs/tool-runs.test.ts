@@ -276,11 +276,7 @@ describe('approval gates that no longer match', () => {
       'invalid_input',
       {
         require_approval: {
-          message:
-            'require_approval names "send_mail", which the agent’s tools no longer give; update the agent'.replace(
-              '’',
-              "'",
-            ),
+          message: `require_approval names "send_mail", which the agent's tools no longer give; update the agent`,
           path: ['require_approval'],
         },
       },
