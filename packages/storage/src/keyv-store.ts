@@ -66,11 +66,15 @@ const HOST_SECRET = 'host-secret';
  *
  * Layout: each agent under its own key; per account an index of agent ids (`n` and one key per
  * position); per session a meta record (count, timestamps, index position) and one key per message;
- * per agent an index of session ids. A session's pending turn lives in its meta record, so messages
- * and the pending turn's change commit in the one write of the meta. Reading the last N messages reads N + 1 keys whatever the
- * session's length, and listing an account reads its own agents only. A write stores the items first
- * and moves the count last, under a lock, so a failed write is invisible and a concurrent one cannot
- * overwrite it. A key record counts only under the digest its id points at, so moving it to another
+ * per agent an index of session ids. A session's pending turn (which may hold megabytes of images
+ * and tool output) is under a key of its own, a new one per write (`<session>:pending:<seq>`), written
+ * before the meta record, which keeps only its seq: messages and the pending turn's change still
+ * commit in the one write of the meta, and listing or reading sessions never reads the turn. The key
+ * a change replaces is removed after the meta write, best effort (a leftover is never read; deleting
+ * the session removes it); a meta of the earlier layout, with the turn inline, reads as before.
+ * Reading the last N messages reads N + 1 keys whatever the session's length, and listing an account
+ * reads its own agents only. A write stores the items first and moves the count last, under a lock,
+ * so a failed write is invisible and a concurrent one cannot overwrite it. A key record counts only under the digest its id points at, so moving it to another
  * digest takes effect in one write; the deployment secret is created under a lock.
  */
 export class KeyvStore implements AgentStore, ApiKeyStore, IdempotencyStore, HostSecretStore {
@@ -247,30 +251,63 @@ export class KeyvStore implements AgentStore, ApiKeyStore, IdempotencyStore, Hos
       // Clearing the pending turn of a session that does not exist writes nothing.
       if (!stored && first === undefined) return;
       const meta = stored ?? (await this.#register(session, first!));
-      for (let i = 0; i < messages.length; i += BATCH) {
-        const entries = messages.slice(i, i + BATCH).map((value, j) => ({ key: `${key}:${meta.n + i + j}`, value }));
-        // Adapters with a native setMany resolve to nothing and throw on failure (throwOnErrors);
-        // Keyv's fallback resolves to one boolean per entry.
-        const written: unknown = await this.#call(() => this.#keyv.setMany(entries));
-        if (Array.isArray(written) && written.some((ok) => !ok))
-          throw new StorageUnavailableError({ message: 'Storage did not confirm a write' });
-      }
+      // The pending turn first, under a key of its own that no reader sees until the meta points at it.
+      const kept = pending === undefined ? pendingOf(meta) : await this.#writePending(key, meta, pending);
+      await this.#writeMessages(key, meta.n, messages);
       this.#stillHeld(lease);
-      // The meta record, with the pending turn inside it, is the commit point of both.
-      const { pending: kept, ...rest } = meta;
-      const next = pending === undefined ? kept : (pending ?? undefined);
+      // The meta record is the commit point of both the messages and the pending turn's change.
+      const { pending: _inline, pending_seq: _seq, pending_last: _last, ...rest } = meta;
       await this.#set(`${key}:meta`, {
         ...rest,
         n: meta.n + messages.length,
         updated_at: messages.at(-1)?.created_at ?? meta.updated_at,
-        ...(next && { pending: next }),
+        ...kept,
       });
+      // The turn the meta pointed at before is no longer read: removing it is only tidying up.
+      if (pending !== undefined && meta.pending_seq !== undefined)
+        await this.#call(() => this.#keyv.delete(pendingKey(key, meta.pending_seq!))).catch(() => false);
     });
   }
 
+  /**
+   * Writes `pending` (a turn, or `null` to clear) under a new key when it is a turn; returns the
+   * meta fields that point at it.
+   */
+  async #writePending(key: string, meta: SessionMeta, pending: PendingTurn | null): Promise<PendingFields> {
+    const last = meta.pending_last ?? 0;
+    if (pending === null) return last ? { pending_last: last } : {};
+    await this.#set(pendingKey(key, last + 1), pending);
+    return { pending_seq: last + 1, pending_last: last + 1 };
+  }
+
+  /** Writes `messages` as the session's messages from position `n` on (past its count: unseen until the meta moves). */
+  async #writeMessages(key: string, n: number, messages: SessionMessage[]): Promise<void> {
+    for (let i = 0; i < messages.length; i += BATCH) {
+      const entries = messages.slice(i, i + BATCH).map((value, j) => ({ key: `${key}:${n + i + j}`, value }));
+      // Adapters with a native setMany resolve to nothing and throw on failure (throwOnErrors);
+      // Keyv's fallback resolves to one boolean per entry.
+      const written: unknown = await this.#call(() => this.#keyv.setMany(entries));
+      if (Array.isArray(written) && written.some((ok) => !ok))
+        throw new StorageUnavailableError({ message: 'Storage did not confirm a write' });
+    }
+  }
+
   async getPendingTurn(session: SessionRef): Promise<PendingTurn | undefined> {
-    const meta = await this.#call(() => this.#keyv.get<SessionMeta>(`${sessionKey(session)}:meta`));
-    return meta?.pending ?? undefined;
+    const key = sessionKey(session);
+    let seen: number | undefined;
+    // An append may replace the turn between the two reads (and remove the key read): read again then.
+    for (let attempt = 0; attempt < 3; attempt++) {
+      const meta = await this.#call(() => this.#keyv.get<SessionMeta>(`${key}:meta`));
+      const seq = meta?.pending_seq;
+      // A record written before pending keys keeps its pending turn inline.
+      if (seq === undefined) return meta?.pending ?? undefined;
+      if (seq === seen) break;
+      const turn = await this.#call(() => this.#keyv.get<PendingTurn>(pendingKey(key, seq)));
+      if (turn !== undefined) return turn;
+      seen = seq;
+    }
+    // The key is written before the meta points at it: a miss means the read failed.
+    throw new StorageUnavailableError({ message: "A session's pending turn could not be read" });
   }
 
   async readMessages(session: SessionRef, window: MessageWindow = {}): Promise<SessionMessage[]> {
@@ -329,7 +366,9 @@ export class KeyvStore implements AgentStore, ApiKeyStore, IdempotencyStore, Hos
       // The meta goes first: from then on the session does not exist, whatever happens to its messages.
       await this.#call(() => this.#keyv.delete(`${key}:meta`));
       deleted = true;
-      const keys = range(0, meta.n).map((i) => `${key}:${i}`);
+      // Every pending turn it may have left: 1 to the last, and one more (left by a failed append).
+      const pending = range(1, (meta.pending_last ?? 0) + 2).map((seq) => pendingKey(key, seq));
+      const keys = [...range(0, meta.n).map((i) => `${key}:${i}`), ...pending];
       for (let i = 0; i < keys.length; i += BATCH)
         await this.#call(() => this.#keyv.deleteMany(keys.slice(i, i + BATCH)));
     });
@@ -531,9 +570,27 @@ interface SessionMeta {
   n: number;
   /** Its position in the agent's session index. */
   pos: number;
-  /** The turn that waits for approval of tool calls, if any: kept here so it commits with the count. */
+  /**
+   * Which key holds the turn that waits for approval of tool calls (`<session>:pending:<seq>`), if
+   * any: the pointer commits with the count, the turn itself (maybe megabytes of images) is read only
+   * by `getPendingTurn`.
+   */
+  pending_seq?: number;
+  /** The highest seq a pending turn was written under: the next one takes the one after it. */
+  pending_last?: number;
+  /** A pending turn kept inline, as records written before pending keys had it: read as before. */
   pending?: PendingTurn;
 }
+
+/** The meta fields about the pending turn. */
+type PendingFields = Pick<SessionMeta, 'pending_seq' | 'pending_last' | 'pending'>;
+
+/** `meta`'s pending fields, unchanged. */
+const pendingOf = ({ pending_seq, pending_last, pending }: SessionMeta): PendingFields => ({
+  ...(pending_seq !== undefined && { pending_seq }),
+  ...(pending_last !== undefined && { pending_last }),
+  ...(pending && { pending }),
+});
 
 const info = (meta: SessionMeta): SessionInfo => ({
   session_id: meta.session_id,
@@ -548,6 +605,11 @@ function versionKey(accountId: string, agentId: string, version: number): string
 
 function sessionKey({ accountId, agentId, sessionId }: SessionRef): string {
   return `session:${digest(accountId, agentId, sessionId)}`;
+}
+
+/** Where pending turn `seq` of the session under `key` is kept. */
+function pendingKey(key: string, seq: number): string {
+  return `${key}:pending:${seq}`;
 }
 
 function range(from: number, to: number): number[] {

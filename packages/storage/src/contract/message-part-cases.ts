@@ -1,11 +1,7 @@
 import assert from 'node:assert/strict';
-import type { AgentRecord, AgentStore, PendingTurn, SessionMessage, SessionRef } from '@agenthost/core';
+import type { AgentRecord, PendingTurn, SessionMessage, SessionRef } from '@agenthost/core';
+import { agent, type ContractCases, unique } from './fixtures.js';
 
-/** One contract case: `peer()` opens another store of the same scope, closed with the first. */
-type ContractCase = (store: AgentStore, peer: () => Promise<AgentStore>) => Promise<void>;
-
-let sequence = 0;
-const unique = (prefix: string) => `${prefix}-${process.pid}-${Date.now().toString(36)}-p${++sequence}`;
 const newRef = (): SessionRef => ({ accountId: unique('acct'), agentId: unique('agt'), sessionId: unique('ses') });
 
 /** Nested JSON of every kind, with text a serializer may treat specially (a leading ':', quotes, unicode). */
@@ -76,7 +72,7 @@ const plainTurn = (i: number): SessionMessage[] => [
 ];
 
 /** Cases on the typed parts of messages: they read back exactly as written. */
-export function messagePartCases(): Record<string, ContractCase> {
+export function messagePartCases(): ContractCases {
   return {
     'message parts read back deep-equal: every kind, unicode, nested JSON tool input and output': async (store) => {
       const ref = newRef();
@@ -100,7 +96,12 @@ export function messagePartCases(): Record<string, ContractCase> {
 }
 
 /** Cases on a session's pending turn: set, read, cleared with the turn's messages in one write. */
-export function pendingTurnCases(): Record<string, ContractCase> {
+export function pendingTurnCases(): ContractCases {
+  return { ...pendingOnlySessionCases(), ...pendingTurnAppendCases(), ...pendingTurnScopeCases() };
+}
+
+/** Cases on a session that has a pending turn and no messages. */
+function pendingOnlySessionCases(): ContractCases {
   return {
     'a pending turn alone makes a session with no messages; it reads back deep-equal': async (store) => {
       const ref = newRef();
@@ -119,7 +120,12 @@ export function pendingTurnCases(): Record<string, ContractCase> {
         [ref.sessionId],
       );
     },
+  };
+}
 
+/** Cases on appends that set, keep, replace and clear a pending turn. */
+function pendingTurnAppendCases(): ContractCases {
+  return {
     'the finished turn and the pending turn clear in one append; appends without pending keep it': async (store) => {
       const ref = newRef();
       await store.appendMessages(ref, plainTurn(1));
@@ -154,7 +160,12 @@ export function pendingTurnCases(): Record<string, ContractCase> {
       await store.appendMessages(none, [], null);
       assert.deepStrictEqual([await store.getSession(none), await store.getPendingTurn(none)], [undefined, undefined]);
     },
+  };
+}
 
+/** Cases on whose a pending turn is, how long it lives, and concurrent changes of it. */
+function pendingTurnScopeCases(): ContractCases {
+  return {
     'a pending turn belongs to its (account, agent, session), and is a copy': async (store) => {
       const ref = newRef();
       const written = pendingTurn();
@@ -174,9 +185,9 @@ export function pendingTurnCases(): Record<string, ContractCase> {
 
     'deleting a session or its agent deletes its pending turn': async (store) => {
       const accountId = unique('acct');
-      const agent: AgentRecord = agentRecord(unique('agt'));
-      await store.createAgent(accountId, agent);
-      const ref: SessionRef = { accountId, agentId: agent.agent_id, sessionId: 'waiting' };
+      const record: AgentRecord = agent(unique('agt'));
+      await store.createAgent(accountId, record);
+      const ref: SessionRef = { accountId, agentId: record.agent_id, sessionId: 'waiting' };
       await store.appendMessages(ref, [], pendingTurn());
       assert.equal(await store.deleteSession(ref), true);
       assert.deepStrictEqual([await store.getPendingTurn(ref), await store.getSession(ref)], [undefined, undefined]);
@@ -184,7 +195,7 @@ export function pendingTurnCases(): Record<string, ContractCase> {
       await store.appendMessages(ref, plainTurn(1));
       assert.equal(await store.getPendingTurn(ref), undefined);
       await store.appendMessages(ref, [], pendingTurn());
-      assert.equal(await store.deleteAgent(accountId, agent.agent_id), true);
+      assert.equal(await store.deleteAgent(accountId, record.agent_id), true);
       assert.deepStrictEqual([await store.getPendingTurn(ref), await store.getSession(ref)], [undefined, undefined]);
     },
 
@@ -202,24 +213,4 @@ export function pendingTurnCases(): Record<string, ContractCase> {
       if (pending !== undefined) assert.deepStrictEqual(pending, pendingTurn());
     },
   };
-}
-
-function agentRecord(id: string): AgentRecord {
-  const config = {
-    agent_id: id,
-    name: 'Agent',
-    instruction: 'Be helpful.',
-    model: 'echo',
-    tool: null,
-    tools: [],
-    require_approval: [],
-    component: 'Chat',
-    temperature: null,
-    top_p: null,
-    max_output_tokens: null,
-    fallback_models: [],
-    metadata: {},
-  };
-  const at = '2026-01-01T00:00:00.000Z';
-  return { agent_id: id, name: 'Agent', config, metadata: {}, version: 1, created_at: at, updated_at: at };
 }
