@@ -1,13 +1,12 @@
 import type { ModelMessage, ToolSet } from 'ai';
 import { z } from 'zod';
-import { DEFAULT_CONTEXT_WINDOW, estimateTokens, fitHistory } from '../context-window.js';
+import { DEFAULT_CONTEXT_WINDOW, estimateTokens, fitHistory, partsTokens } from '../context-window.js';
 import type { AgentStore, SessionRef } from '../ports/agent-store.js';
 import type { ModelInfo } from '../ports/model-provider.js';
 import type { AgentConfig, MessagePart } from '../records.js';
 import { runHistorySchema } from '../schemas.js';
 import type { ServiceSettings } from '../service-options.js';
 import { invalidField, parseInput } from '../validation.js';
-import { partsTokens } from './input-tokens.js';
 import { historyMessages } from './message-parts.js';
 
 /** Tokens set aside for the definitions of an agent's tools, per tool. */

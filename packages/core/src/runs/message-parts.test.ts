@@ -2,11 +2,10 @@ import type { ModelMessage } from 'ai';
 import { tool } from 'ai';
 import { describe, expect, test } from 'vitest';
 import { z } from 'zod';
-import { estimateTokens, fitHistory, messageTokens } from '../context-window.js';
+import { estimateTokens, fitHistory, IMAGE_TOKENS, messageTokens } from '../context-window.js';
 import type { MessagePart, SessionMessage } from '../records.js';
 import { staticTools } from '../tools/static-tools.js';
 import { agentTools, toolsUsed } from './agent-tools.js';
-import { IMAGE_TOKENS } from './input-tokens.js';
 import { assistantMessages, historyMessages, partsOf, responseParts, unansweredApprovals } from './message-parts.js';
 
 /** What the AI SDK answers for a turn that called tools, failed one, waited for approval and was denied. */

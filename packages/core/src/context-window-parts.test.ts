@@ -1,6 +1,6 @@
 import { describe, expect, test } from 'vitest';
-import { historyBudget } from './context-budget.js';
-import { FILE_TOKENS, IMAGE_TOKENS, partsTokens } from './input-tokens.js';
+import { FILE_TOKENS, IMAGE_TOKENS, partsTokens } from './context-window.js';
+import { historyBudget } from './runs/context-budget.js';
 
 const b64 = (text: string) => Buffer.from(text).toString('base64');
 
