@@ -6,7 +6,14 @@ import { estimateTokens, fitHistory, IMAGE_TOKENS, messageTokens } from '../cont
 import type { MessagePart, SessionMessage } from '../records.js';
 import { staticTools } from '../tools/static-tools.js';
 import { agentTools, toolsUsed } from './agent-tools.js';
-import { assistantMessages, historyMessages, partsOf, responseParts, unansweredApprovals } from './message-parts.js';
+import {
+  assistantMessages,
+  boundedAttachments,
+  historyMessages,
+  partsOf,
+  responseParts,
+  unansweredApprovals,
+} from './message-parts.js';
 
 /** What the AI SDK answers for a turn that called tools, failed one, waited for approval and was denied. */
 const response: ModelMessage[] = [
@@ -144,6 +151,38 @@ describe('message parts', () => {
       [],
       [{ approval_id: 'a2', tool_call_id: 'c2', tool_name: 'send', input: { to: 'bob' } }],
     ]);
+  });
+});
+
+describe('images and files in the history', () => {
+  test('the newest are sent up to one input’s bytes in all; older ones become a text part that says so', () => {
+    const image = (n: number): MessagePart => ({
+      type: 'image',
+      media_type: 'image/png',
+      data: Buffer.alloc(4 * 1024 * 1024, n).toString('base64'),
+    });
+    const turn = (n: number): Pick<SessionMessage, 'role' | 'content' | 'parts'>[] => [
+      { role: 'user', content: `look ${n}`, parts: [{ type: 'text', text: `look ${n}` }, image(n)] },
+      { role: 'assistant', content: `seen ${n}` },
+    ];
+    const history = [...turn(1), ...turn(2), ...turn(3)];
+    const bounded = boundedAttachments(history);
+    expect(
+      bounded.map((m) => m.parts?.map((p) => (p.type === 'image' ? 'image' : p.type === 'text' && p.text))),
+    ).toStrictEqual([
+      ['look 1', '[image/png left out of the history]'],
+      undefined,
+      ['look 2', 'image'],
+      undefined,
+      ['look 3', 'image'],
+      undefined,
+    ]);
+    // The stored messages are not changed.
+    expect(history[0]?.parts?.[1]).toStrictEqual(image(1));
+    expect(historyMessages(history)[0]).toStrictEqual({
+      role: 'user',
+      content: 'look 1\n[image/png left out of the history]',
+    });
   });
 });
 

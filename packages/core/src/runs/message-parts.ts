@@ -8,6 +8,7 @@ import type {
   ToolCallPart,
   ToolResultPart,
 } from '../records.js';
+import { MAX_INPUT_FILES_BYTES } from '../schemas.js';
 import { userModelContent } from './input-parts.js';
 
 type SdkOutput = SdkToolResult['output'];
@@ -182,14 +183,40 @@ export function assistantMessages(
   return messages;
 }
 
+type HistoryMessage = Pick<SessionMessage, 'role' | 'content' | 'parts'>;
+
+/** The decoded size of base64 `data`. */
+const dataBytes = (data: string) => Math.floor((data.replace(/=+$/, '').length * 3) / 4);
+
 /**
- * Stored messages as the AI SDK messages a model is sent: a user's content (text, or its parts), an
- * assistant's text, or its tool calls and results.
+ * The history with the bytes of its images and files bounded: the newest are kept up to
+ * {@link MAX_INPUT_FILES_BYTES} in all (what one input may carry), older ones become a text part
+ * that says one was there, so a long session never sends (or decodes) more than that per run.
  */
-export function historyMessages(
-  messages: readonly Pick<SessionMessage, 'role' | 'content' | 'parts'>[],
-): ModelMessage[] {
-  return messages.flatMap((message): ModelMessage[] => {
+export function boundedAttachments(messages: readonly HistoryMessage[]): HistoryMessage[] {
+  let left = MAX_INPUT_FILES_BYTES;
+  const kept = (part: MessagePart): MessagePart => {
+    if ((part.type !== 'image' && part.type !== 'file') || part.data === undefined) return part;
+    left -= dataBytes(part.data);
+    return left >= 0 ? part : { type: 'text', text: `[${part.media_type} left out of the history]` };
+  };
+  const bounded = (m: HistoryMessage): HistoryMessage => {
+    if (m.role !== 'user' || !m.parts) return m;
+    const parts = m.parts.toReversed().map(kept).toReversed();
+    if (parts.every((p, i) => p === m.parts?.[i])) return m;
+    // Its text then says what was left out, also when no image or file is left to send with it.
+    const text = parts.flatMap((p) => (p.type === 'text' ? [p.text] : [])).join('\n');
+    return { ...m, content: text, parts };
+  };
+  return messages.toReversed().map(bounded).toReversed();
+}
+
+/**
+ * Stored messages as the AI SDK messages a model is sent: a user's content (text, or its parts, with
+ * {@link boundedAttachments}), an assistant's text, or its tool calls and results.
+ */
+export function historyMessages(messages: readonly HistoryMessage[]): ModelMessage[] {
+  return boundedAttachments(messages).flatMap((message): ModelMessage[] => {
     if (message.role === 'user') return [{ role: 'user', content: userModelContent(message) }];
     if (!message.parts?.some((p) => p.type !== 'text')) return [{ role: 'assistant', content: message.content }];
     return assistantMessages(message.parts, { approvals: false });
