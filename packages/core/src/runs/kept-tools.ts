@@ -1,5 +1,6 @@
 import type { ToolSet } from 'ai';
 import type { ToolResultPart } from '../records.js';
+import { storedToolOutput } from './message-parts.js';
 
 /** Keeps a tool result with the session's pending turn (a write under the session's lock). */
 export type KeepResult = (part: ToolResultPart) => Promise<void>;

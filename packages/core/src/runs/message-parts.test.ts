@@ -10,8 +10,10 @@ import {
   assistantMessages,
   boundedAttachments,
   historyMessages,
+  MAX_STORED_TOOL_OUTPUT,
   partsOf,
   responseParts,
+  storedToolOutput,
   unansweredApprovals,
 } from './message-parts.js';
 
@@ -150,6 +152,27 @@ describe('message parts', () => {
     expect([unansweredApprovals(parts), unansweredApprovals(parts.slice(0, 4))]).toStrictEqual([
       [],
       [{ approval_id: 'a2', tool_call_id: 'c2', tool_name: 'send', input: { to: 'bob' } }],
+    ]);
+  });
+});
+
+describe('tool outputs kept in a session', () => {
+  test('up to 64 KiB of JSON text as they are; past it, the start of the text and how long it was', () => {
+    const fits = { rows: 'x'.repeat(MAX_STORED_TOOL_OUTPUT - 20) };
+    expect(storedToolOutput(fits)).toBe(fits);
+    const big = { rows: 'y'.repeat(MAX_STORED_TOOL_OUTPUT) };
+    const text = JSON.stringify(big);
+    expect(storedToolOutput(big)).toBe(
+      `${text.slice(0, MAX_STORED_TOOL_OUTPUT)}… [cut: ${text.length} characters in all]`,
+    );
+    const parts = responseParts([
+      {
+        role: 'tool',
+        content: [{ type: 'tool-result', toolCallId: 'c', toolName: 't', output: { type: 'json', value: big } }],
+      },
+    ]);
+    expect(parts).toStrictEqual([
+      { type: 'tool-result', tool_call_id: 'c', tool_name: 't', output: storedToolOutput(big) },
     ]);
   });
 });

@@ -18,19 +18,29 @@ type ToolPart = ToolContent[number];
 /** What a denied tool call returned, when the person gave no reason. */
 export const DENIED = 'The tool call was denied';
 
+/** Most characters of a tool's output (as JSON text) kept in a session. */
+export const MAX_STORED_TOOL_OUTPUT = 64 * 1024;
+
+/**
+ * A tool's output as a session keeps it: as it is, or, past {@link MAX_STORED_TOOL_OUTPUT} characters
+ * of JSON, the start of its JSON text and a note that the rest was cut (the run's model saw it whole).
+ */
+export function storedToolOutput(output: unknown): unknown {
+  const text = typeof output === 'string' ? output : (JSON.stringify(output) ?? 'null');
+  if (text.length <= MAX_STORED_TOOL_OUTPUT) return output;
+  return `${text.slice(0, MAX_STORED_TOOL_OUTPUT)}… [cut: ${text.length} characters in all]`;
+}
+
 /** A tool's output as stored: its value; errors and denials as their text (or JSON) with `is_error`. */
 function storedOutput(output: SdkOutput): { output: unknown; is_error?: true } {
   switch (output.type) {
-    case 'text':
-    case 'json':
-      return { output: output.value };
     case 'error-text':
     case 'error-json':
-      return { output: output.value, is_error: true };
+      return { output: storedToolOutput(output.value), is_error: true };
     case 'execution-denied':
       return { output: output.reason ? `${DENIED}: ${output.reason}` : DENIED, is_error: true };
     default:
-      return { output: output.value };
+      return { output: storedToolOutput(output.value) };
   }
 }
 
@@ -116,7 +126,7 @@ export function executedPart(
   earlier: readonly MessagePart[],
 ): ToolResultPart[] {
   const ids = { tool_call_id: part.toolCallId ?? '', tool_name: part.toolName ?? '' };
-  if (part.type === 'tool-result') return [{ type: 'tool-result', ...ids, output: part.output }];
+  if (part.type === 'tool-result') return [{ type: 'tool-result', ...ids, output: storedToolOutput(part.output) }];
   if (part.type === 'tool-error') {
     const output = part.error instanceof Error ? part.error.message : String(part.error);
     return [{ type: 'tool-result', ...ids, output, is_error: true }];
