@@ -10,6 +10,7 @@ import { type HttpErrorCode, STATUS_BY_CODE } from './error-codes.js';
 import { openApiDocument } from './openapi.js';
 import { checkHttpResponse } from './openapi-conformance.js';
 import { createAgentRouter } from './router.js';
+import { ROUTES as HTTP_ROUTES } from './routes.js';
 
 // Every route gets RUNS_PER_ROUTE generated requests (body, headers, query and path ids all drawn at
 // once). Whatever comes in, the answer must be a well-formed envelope (or, for a streamed run, a
@@ -678,6 +679,32 @@ interface Route {
 }
 
 const getBodies = bodies(noShape, fc.constant({}), ['name', 'input']);
+/**
+ * A version in a path: mostly ones the fixture's agents have (1 and 2), else ones they never had and
+ * numbers written oddly (each a 404, never a 400 or a 5xx).
+ */
+const VERSION_SEGMENTS = [
+  '1',
+  '2',
+  '1',
+  '2',
+  '3',
+  '0',
+  '-1',
+  '01',
+  '1.0',
+  '1e0',
+  '%201',
+  '0x1',
+  '999999999',
+  '1000000000',
+  '99999999999999999999999',
+  'latest',
+  '%00',
+  'a%2Fb',
+  'x'.repeat(300),
+];
+const versionSegment = (pick: number) => VERSION_SEGMENTS[pick % VERSION_SEGMENTS.length]!;
 const ROUTES: Route[] = [
   {
     name: 'POST /agents',
@@ -759,11 +786,38 @@ const ROUTES: Route[] = [
         `/agents/${a}/sessions/${s}`,
         `/AGENTS/${a}`,
         '//agents',
+        `/agents/${a}/versions`,
+        `/agents/${a}/versions/1`,
+        `/agents/${a}/versions/1/restore`,
+        `/agents/${a}/versions/1/nope`,
+        '/models',
+        '/tools',
       ];
       return paths[pick % paths.length]!;
     },
     body: bodies(noShape, fc.constant({}), ['name']),
   },
+  // Added after the others so that their seeds (the base seed plus the route's index) stay the same.
+  {
+    name: 'GET /agents/{agentId}/versions',
+    method: fc.constant('GET'),
+    path: (a) => `/agents/${a}/versions`,
+    body: getBodies,
+  },
+  {
+    name: 'GET /agents/{agentId}/versions/{version}',
+    method: fc.constant('GET'),
+    path: (a, _s, pick) => `/agents/${a}/versions/${versionSegment(pick)}`,
+    body: getBodies,
+  },
+  {
+    name: 'POST /agents/{agentId}/versions/{version}/restore',
+    method: fc.constant('POST'),
+    path: (a, _s, pick) => `/agents/${a}/versions/${versionSegment(pick)}/restore`,
+    body: getBodies,
+  },
+  { name: 'GET /models', method: fc.constant('GET'), path: () => '/models', body: getBodies },
+  { name: 'GET /tools', method: fc.constant('GET'), path: () => '/tools', body: getBodies },
 ];
 
 interface FuzzRequest {
@@ -820,6 +874,8 @@ async function fixture() {
         ids[account] = (
           await service.createAgent(account, { name: account, instruction: 'Be brief.', model: 'echo' })
         ).agent_id;
+        // A second version, so that the version routes have an earlier one to read and restore.
+        await service.updateAgent(account, ids[account], { instruction: 'Be briefer.' });
       }
       if (!(await store.getSession({ accountId: account, agentId: ids[account], sessionId: FIXTURE_SESSION }))) {
         await service.runAgent(account, ids[account], { input: 'hello', session_id: FIXTURE_SESSION });
@@ -1118,6 +1174,16 @@ describe('fuzz: every route answers any request with a well-formed envelope the 
     },
     120_000,
   );
+});
+
+describe('the fuzz covers the API', () => {
+  test('every route of the routes table has its own fuzzed route here', () => {
+    const fuzzed = new Set(ROUTES.map((route) => route.name));
+    const missing = HTTP_ROUTES.map((route) => `${route.method.toUpperCase()} ${route.path}`).filter(
+      (name) => !fuzzed.has(name),
+    );
+    expect(missing).toStrictEqual([]);
+  });
 });
 
 /** The request, in-process, that each known-bug test sends: alpha's own agent, alpha's key, a JSON body. */
