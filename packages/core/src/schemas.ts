@@ -188,6 +188,19 @@ export const inputPartsSchema = z
 /** One part of a run input, as a caller sends it. */
 export type InputPart = z.input<typeof inputPartSchema>;
 
+/** A run's `version`: the agent's version to run on, a whole number of at least 1; absent or `null` for the current one. */
+export const runVersionSchema = z
+  .number({ error: 'version must be a whole number of at least 1' })
+  .int('version must be a whole number of at least 1')
+  .min(1, 'version must be a whole number of at least 1')
+  .nullish();
+
+/** A run's `session_id`: a client-chosen id ({@link SESSION_ID_PATTERN}); absent or `null` starts a new session. */
+export const runSessionIdSchema = z
+  .string({ error: 'session_id must be a string' })
+  .regex(SESSION_ID_PATTERN, 'session_id must be 1 to 128 characters of letters, digits, ".", "_", ":" or "-"')
+  .nullish();
+
 /**
  * The fields of a run input, before the rules that join them: an object schema a transport can
  * `.extend()` with fields of its own (the HTTP adapter's `stream`) and read with {@link withRunRules}.
@@ -199,15 +212,8 @@ export const runAgentFieldsSchema = z.object({
     })
     .optional(),
   input_data: text('input_data', MAX_INPUT_LENGTH).optional(),
-  version: z
-    .number({ error: 'version must be a whole number of at least 1' })
-    .int('version must be a whole number of at least 1')
-    .min(1, 'version must be a whole number of at least 1')
-    .nullish(),
-  session_id: z
-    .string({ error: 'session_id must be a string' })
-    .regex(SESSION_ID_PATTERN, 'session_id must be 1 to 128 characters of letters, digits, ".", "_", ":" or "-"')
-    .nullish(),
+  version: runVersionSchema,
+  session_id: runSessionIdSchema,
   json_mode: z.boolean({ error: 'json_mode must be true or false' }).nullish(),
   json_format: z
     .union([z.record(z.string(), z.unknown()), z.string()], {
