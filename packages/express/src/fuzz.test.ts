@@ -106,16 +106,38 @@ const createShape = fc.record(
     model: fieldValue(fc.oneof(fc.constantFrom('echo', ' echo ', 'gpt-4o'), text(10))),
     tool: fieldValue(fc.oneof(fc.constantFrom(null, 'none', 'None', '', 'calculator'), text(10))),
     component: fieldValue(text(20)),
+    tools: fieldValue(fc.array(fc.oneof(fc.constantFrom('calculator', 'none', '', 'calculator '), text(10)))),
+    require_approval: fieldValue(fc.array(fc.oneof(fc.constantFrom('calculator', 'add'), text(10)))),
+    temperature: fieldValue(fc.oneof(fc.double(), fc.constantFrom(0, 2, 2.0001, -0))),
+    top_p: fieldValue(fc.oneof(fc.double(), fc.constantFrom(0, 1, 1.5))),
+    max_output_tokens: fieldValue(fc.oneof(fc.integer(), fc.constantFrom(1, 4096, 4097, 1e308, 0.5))),
+    fallback_models: fieldValue(fc.array(fc.oneof(fc.constantFrom('echo', 'gpt-4o'), text(10)), { maxLength: 5 })),
+    metadata: fieldValue(
+      fc.dictionary(fc.oneof(fc.constantFrom('team', 'a'.repeat(65), '__proto__', 'a b'), text(8)), text(20), {
+        maxKeys: 18,
+      }),
+    ),
     agent_id: fieldValue(text(20)),
     created_at: fieldValue(text(20)),
+    version: fieldValue(fc.integer()),
   },
   { requiredKeys: [] },
 );
-const validCreate = fc.record({
-  name: fc.constantFrom('Support', ' x '),
-  instruction: fc.constantFrom('Be brief.', 'x'),
-  model: fc.constant('echo'),
-});
+const validCreate = fc.record(
+  {
+    name: fc.constantFrom('Support', ' x '),
+    instruction: fc.constantFrom('Be brief.', 'x'),
+    model: fc.constant('echo'),
+    tools: fc.constantFrom([], null),
+    require_approval: fc.constantFrom([], null),
+    temperature: fc.constantFrom(0, 1.5, 2, null),
+    top_p: fc.constantFrom(0, 0.9, 1, null),
+    max_output_tokens: fc.constantFrom(1, 256, null),
+    fallback_models: fc.constantFrom([], null),
+    metadata: fc.constantFrom({}, { team: 'support' }, { 'a.b:c-d_e': 'x'.repeat(512) }, null),
+  },
+  { requiredKeys: ['name', 'instruction', 'model'] },
+);
 const updateShape = fc.oneof(
   createShape,
   fc.record({ config: fieldValue(createShape), name: fieldValue(text(20)), agent_id: text(10) }, { requiredKeys: [] }),
@@ -176,6 +198,7 @@ const runShape = fc.record(
     json_mode: fieldValue(fc.boolean()),
     json_format: fieldValue(fc.oneof(schemas, deepSchemas, fc.anything({ maxDepth: 3 }))),
     stream: fieldValue(fc.boolean()),
+    version: fieldValue(fc.oneof(fc.constantFrom(1, 2, 3, 0, -1, 1.5, 2 ** 53), fc.integer())),
   },
   { requiredKeys: [] },
 );
