@@ -217,7 +217,13 @@ describe('updateAgent', () => {
     const error = await rejection(service.updateAgent(ACME, created.agent_id, { config: { name: 'X' } } as never));
     expect([error.code, error.details]).toStrictEqual([
       'invalid_input',
-      { request: { message: 'Give at least one of name, instruction, model, tool, component', path: ['request'] } },
+      {
+        request: {
+          message:
+            'Give at least one of name, instruction, model, tool, tools, require_approval, component, temperature, top_p, max_output_tokens, fallback_models, metadata',
+          path: ['request'],
+        },
+      },
     ]);
     expect(await service.getAgent(ACME, created.agent_id)).toStrictEqual(created);
   });

@@ -136,7 +136,8 @@ export class AgentService {
 
   /**
    * Changes some of an agent's configuration; fields not given keep their value (`null` clears a
-   * setting; `metadata` is replaced whole). Validated like create. A change makes a new version
+   * setting: a number to its default, a list to none, `metadata` to no pairs; `metadata` is replaced
+   * whole). Validated like create. A change makes a new version
    * (`version` + 1, `updated_at` moves, `created_at` stays); an update that changes nothing returns
    * the agent as it is. Concurrent updates of one agent take turns (on every server sharing the
    * locks), so none is lost.
@@ -192,15 +193,18 @@ export class AgentService {
   }
 
   /**
-   * Runs an agent on a text input. The model sees the agent's instruction as the system prompt, the
-   * session's earlier turns in order (as many of the newest as fit the model's context budget), then
-   * the input. The input and the reply are stored together, and only when the model call succeeded.
+   * Runs an agent on an input (text, or parts with images and files). The model sees the agent's
+   * instruction as the system prompt, the session's earlier turns in order (as many of the newest as
+   * fit the model's context budget), then the input. The input and the reply are stored together
+   * when the model call succeeded; a turn whose tool calls wait for approval is kept as the
+   * session's pending turn instead (status `requires_approval`; see {@link AgentService.respondToApproval}).
    *
    * Runs of one session (a given `session_id`) take turns: a run waits for the one before it, up to
    * `runWaitMs`, so each sees the turns before it and no turn is lost.
    *
    * @throws NotFoundError for an unknown agent; InvalidInputError for bad input;
-   *   ConflictError when an earlier run of the session holds it past `runWaitMs`;
+   *   ConflictError when an earlier run of the session holds it past `runWaitMs`, or the session has
+   *   a turn waiting for approval;
    *   ProviderError when the provider fails (`provider_error`), rate limits (`provider_rate_limited`)
    *   or times out (`provider_timeout`); StorageUnavailableError when the store or the lock service fails.
    */

@@ -104,6 +104,8 @@ export {
   runAgentFieldsSchema,
   runAgentInputSchema,
   runHistorySchema,
+  runSessionIdSchema,
+  runVersionSchema,
   SESSION_ID_PATTERN,
   type UpdateAgentInput,
   updateAgentInputSchema,

@@ -45,14 +45,17 @@ const toolName = z
     return !v || v.toLowerCase() === 'none' ? null : v;
   });
 
+/** A list of names; `null` means none (an update's `null` clears the list). */
 const nameList = (field: string, max: number) =>
   z
     .array(
       text(field, MAX_NAME_LENGTH).transform((s) => s.trim()),
-      { error: `${field} must be a list of names` },
+      { error: `${field} must be a list of names or null` },
     )
     .max(max, `${field} may name at most ${max}`)
-    .refine((names) => new Set(names).size === names.length, `${field} must not name one twice`);
+    .refine((names) => new Set(names).size === names.length, `${field} must not name one twice`)
+    .nullish()
+    .transform((names) => (names === null ? [] : names));
 
 const metadataSchema = z
   .record(
@@ -61,15 +64,18 @@ const metadataSchema = z
       .string({ error: 'metadata values must be strings' })
       .max(MAX_METADATA_VALUE_LENGTH, `metadata values must be at most ${MAX_METADATA_VALUE_LENGTH} characters`)
       .refine((s) => !UNSAFE_TEXT.test(s), 'metadata values must not contain NUL or unpaired surrogate characters'),
-    { error: 'metadata must be an object of string values' },
+    { error: 'metadata must be an object of string values, or null' },
   )
-  .refine((m) => Object.keys(m).length <= MAX_METADATA_PAIRS, `metadata may have at most ${MAX_METADATA_PAIRS} pairs`);
+  .refine((m) => Object.keys(m).length <= MAX_METADATA_PAIRS, `metadata may have at most ${MAX_METADATA_PAIRS} pairs`)
+  // `null` means no pairs (an update's `null` clears them).
+  .nullish()
+  .transform((m): Record<string, string> | undefined => (m === null ? {} : m));
 
 /** The agent fields besides name, instruction and model, each optional: create and update read them alike. */
 const agentSettingFields = {
   tool: toolName,
-  tools: nameList('tools', MAX_TOOLS).optional(),
-  require_approval: nameList('require_approval', MAX_TOOLS * 4).optional(),
+  tools: nameList('tools', MAX_TOOLS),
+  require_approval: nameList('require_approval', MAX_TOOLS * 4),
   component: text('component', MAX_NAME_LENGTH)
     .transform((s) => s.trim())
     .optional(),
@@ -80,8 +86,8 @@ const agentSettingFields = {
     .int('max_output_tokens must be a whole number of at least 1')
     .min(1, 'max_output_tokens must be a whole number of at least 1')
     .nullish(),
-  fallback_models: nameList('fallback_models', MAX_FALLBACK_MODELS).optional(),
-  metadata: metadataSchema.optional(),
+  fallback_models: nameList('fallback_models', MAX_FALLBACK_MODELS),
+  metadata: metadataSchema,
 };
 
 /**
@@ -101,7 +107,9 @@ export type CreateAgentInput = z.input<typeof createAgentInputSchema>;
 
 /**
  * Input of `updateAgent`: any of the create fields, each validated as on create. Fields not given
- * keep their value; `null` clears a setting. Server-owned fields are dropped.
+ * keep their value; `null` clears a setting (`tool`, `tools`, `require_approval` and
+ * `fallback_models` become empty lists, `metadata` no pairs, a number the model's default).
+ * Server-owned fields are dropped.
  */
 export const updateAgentInputSchema = z.object({
   name: text('name', MAX_NAME_LENGTH)
@@ -188,6 +196,19 @@ export const inputPartsSchema = z
 /** One part of a run input, as a caller sends it. */
 export type InputPart = z.input<typeof inputPartSchema>;
 
+/** A run's `version`: the agent's version to run on, a whole number of at least 1; absent or `null` for the current one. */
+export const runVersionSchema = z
+  .number({ error: 'version must be a whole number of at least 1' })
+  .int('version must be a whole number of at least 1')
+  .min(1, 'version must be a whole number of at least 1')
+  .nullish();
+
+/** A run's `session_id`: a client-chosen id ({@link SESSION_ID_PATTERN}); absent or `null` starts a new session. */
+export const runSessionIdSchema = z
+  .string({ error: 'session_id must be a string' })
+  .regex(SESSION_ID_PATTERN, 'session_id must be 1 to 128 characters of letters, digits, ".", "_", ":" or "-"')
+  .nullish();
+
 /**
  * The fields of a run input, before the rules that join them: an object schema a transport can
  * `.extend()` with fields of its own (the HTTP adapter's `stream`) and read with {@link withRunRules}.
@@ -199,15 +220,8 @@ export const runAgentFieldsSchema = z.object({
     })
     .optional(),
   input_data: text('input_data', MAX_INPUT_LENGTH).optional(),
-  version: z
-    .number({ error: 'version must be a whole number of at least 1' })
-    .int('version must be a whole number of at least 1')
-    .min(1, 'version must be a whole number of at least 1')
-    .nullish(),
-  session_id: z
-    .string({ error: 'session_id must be a string' })
-    .regex(SESSION_ID_PATTERN, 'session_id must be 1 to 128 characters of letters, digits, ".", "_", ":" or "-"')
-    .nullish(),
+  version: runVersionSchema,
+  session_id: runSessionIdSchema,
   json_mode: z.boolean({ error: 'json_mode must be true or false' }).nullish(),
   json_format: z
     .union([z.record(z.string(), z.unknown()), z.string()], {

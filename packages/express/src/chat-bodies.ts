@@ -5,9 +5,12 @@ import {
   InvalidInputError,
   parseInput,
   type RunAgentInput,
+  runSessionIdSchema,
+  runVersionSchema,
   SESSION_ID_PATTERN,
 } from '@agenthost/core';
 import { z } from 'zod';
+import { agentFirst } from './agent-first.js';
 import { type UiPart, uiMessageInput } from './chat-input-parts.js';
 import { requestComponents } from './http-bodies.js';
 import { isObject } from './is-object.js';
@@ -18,18 +21,9 @@ import { isObject } from './is-object.js';
  * stream; and the `truffle-ai` SDK's `chat()`, whose messages have `content`, answered with JSON.
  */
 
-const sessionId = z
-  .string({ error: 'session_id must be a string' })
-  .regex(SESSION_ID_PATTERN, 'session_id must be 1 to 128 characters of letters, digits, ".", "_", ":" or "-"')
-  .nullish()
-  .describe('The session to continue; a new session when absent');
+const sessionId = runSessionIdSchema.describe('The session to continue; a new session when absent');
 
-const version = z
-  .number({ error: 'version must be a whole number of at least 1' })
-  .int('version must be a whole number of at least 1')
-  .min(1, 'version must be a whole number of at least 1')
-  .nullish()
-  .describe("The agent's version to run on; its current version when absent");
+const version = runVersionSchema.describe("The agent's version to run on; its current version when absent");
 
 const role = z.enum(['user', 'assistant', 'system'], { error: 'role must be "user", "assistant" or "system"' });
 
@@ -221,16 +215,6 @@ function truffleChat(body: unknown): ChatRequest {
   // The SDK resends the whole conversation: without a session, the earlier messages are its history.
   const history = chat.messages.slice(0, at).filter((message): message is HistoryMessage => message.role !== 'system');
   return { input, history };
-}
-
-/** Reads a body with `read`; the agent is looked up before a bad body is reported, so an unknown agent is a 404 whatever the body. */
-async function agentFirst<T>(service: AgentService, accountId: string, agentId: string, read: () => T): Promise<T> {
-  try {
-    return read();
-  } catch (error) {
-    await service.getAgent(accountId, agentId);
-    throw error;
-  }
 }
 
 /** The `truffle-ai` SDK's chat body as the service takes it (see {@link truffleChatBodySchema}). */

@@ -10,6 +10,7 @@ import { type HttpErrorCode, STATUS_BY_CODE } from './error-codes.js';
 import { openApiDocument } from './openapi.js';
 import { checkHttpResponse } from './openapi-conformance.js';
 import { createAgentRouter } from './router.js';
+import { ROUTES as HTTP_ROUTES } from './routes.js';
 
 // Every route gets RUNS_PER_ROUTE generated requests (body, headers, query and path ids all drawn at
 // once). Whatever comes in, the answer must be a well-formed envelope (or, for a streamed run, a
@@ -105,16 +106,38 @@ const createShape = fc.record(
     model: fieldValue(fc.oneof(fc.constantFrom('echo', ' echo ', 'gpt-4o'), text(10))),
     tool: fieldValue(fc.oneof(fc.constantFrom(null, 'none', 'None', '', 'calculator'), text(10))),
     component: fieldValue(text(20)),
+    tools: fieldValue(fc.array(fc.oneof(fc.constantFrom('calculator', 'none', '', 'calculator '), text(10)))),
+    require_approval: fieldValue(fc.array(fc.oneof(fc.constantFrom('calculator', 'add'), text(10)))),
+    temperature: fieldValue(fc.oneof(fc.double(), fc.constantFrom(0, 2, 2.0001, -0))),
+    top_p: fieldValue(fc.oneof(fc.double(), fc.constantFrom(0, 1, 1.5))),
+    max_output_tokens: fieldValue(fc.oneof(fc.integer(), fc.constantFrom(1, 4096, 4097, 1e308, 0.5))),
+    fallback_models: fieldValue(fc.array(fc.oneof(fc.constantFrom('echo', 'gpt-4o'), text(10)), { maxLength: 5 })),
+    metadata: fieldValue(
+      fc.dictionary(fc.oneof(fc.constantFrom('team', 'a'.repeat(65), '__proto__', 'a b'), text(8)), text(20), {
+        maxKeys: 18,
+      }),
+    ),
     agent_id: fieldValue(text(20)),
     created_at: fieldValue(text(20)),
+    version: fieldValue(fc.integer()),
   },
   { requiredKeys: [] },
 );
-const validCreate = fc.record({
-  name: fc.constantFrom('Support', ' x '),
-  instruction: fc.constantFrom('Be brief.', 'x'),
-  model: fc.constant('echo'),
-});
+const validCreate = fc.record(
+  {
+    name: fc.constantFrom('Support', ' x '),
+    instruction: fc.constantFrom('Be brief.', 'x'),
+    model: fc.constant('echo'),
+    tools: fc.constantFrom([], null),
+    require_approval: fc.constantFrom([], null),
+    temperature: fc.constantFrom(0, 1.5, 2, null),
+    top_p: fc.constantFrom(0, 0.9, 1, null),
+    max_output_tokens: fc.constantFrom(1, 256, null),
+    fallback_models: fc.constantFrom([], null),
+    metadata: fc.constantFrom({}, { team: 'support' }, { 'a.b:c-d_e': 'x'.repeat(512) }, null),
+  },
+  { requiredKeys: ['name', 'instruction', 'model'] },
+);
 const updateShape = fc.oneof(
   createShape,
   fc.record({ config: fieldValue(createShape), name: fieldValue(text(20)), agent_id: text(10) }, { requiredKeys: [] }),
@@ -175,6 +198,7 @@ const runShape = fc.record(
     json_mode: fieldValue(fc.boolean()),
     json_format: fieldValue(fc.oneof(schemas, deepSchemas, fc.anything({ maxDepth: 3 }))),
     stream: fieldValue(fc.boolean()),
+    version: fieldValue(fc.oneof(fc.constantFrom(1, 2, 3, 0, -1, 1.5, 2 ** 53), fc.integer())),
   },
   { requiredKeys: [] },
 );
@@ -678,6 +702,32 @@ interface Route {
 }
 
 const getBodies = bodies(noShape, fc.constant({}), ['name', 'input']);
+/**
+ * A version in a path: mostly ones the fixture's agents have (1 and 2), else ones they never had and
+ * numbers written oddly (each a 404, never a 400 or a 5xx).
+ */
+const VERSION_SEGMENTS = [
+  '1',
+  '2',
+  '1',
+  '2',
+  '3',
+  '0',
+  '-1',
+  '01',
+  '1.0',
+  '1e0',
+  '%201',
+  '0x1',
+  '999999999',
+  '1000000000',
+  '99999999999999999999999',
+  'latest',
+  '%00',
+  'a%2Fb',
+  'x'.repeat(300),
+];
+const versionSegment = (pick: number) => VERSION_SEGMENTS[pick % VERSION_SEGMENTS.length]!;
 const ROUTES: Route[] = [
   {
     name: 'POST /agents',
@@ -759,11 +809,38 @@ const ROUTES: Route[] = [
         `/agents/${a}/sessions/${s}`,
         `/AGENTS/${a}`,
         '//agents',
+        `/agents/${a}/versions`,
+        `/agents/${a}/versions/1`,
+        `/agents/${a}/versions/1/restore`,
+        `/agents/${a}/versions/1/nope`,
+        '/models',
+        '/tools',
       ];
       return paths[pick % paths.length]!;
     },
     body: bodies(noShape, fc.constant({}), ['name']),
   },
+  // Added after the others so that their seeds (the base seed plus the route's index) stay the same.
+  {
+    name: 'GET /agents/{agentId}/versions',
+    method: fc.constant('GET'),
+    path: (a) => `/agents/${a}/versions`,
+    body: getBodies,
+  },
+  {
+    name: 'GET /agents/{agentId}/versions/{version}',
+    method: fc.constant('GET'),
+    path: (a, _s, pick) => `/agents/${a}/versions/${versionSegment(pick)}`,
+    body: getBodies,
+  },
+  {
+    name: 'POST /agents/{agentId}/versions/{version}/restore',
+    method: fc.constant('POST'),
+    path: (a, _s, pick) => `/agents/${a}/versions/${versionSegment(pick)}/restore`,
+    body: getBodies,
+  },
+  { name: 'GET /models', method: fc.constant('GET'), path: () => '/models', body: getBodies },
+  { name: 'GET /tools', method: fc.constant('GET'), path: () => '/tools', body: getBodies },
 ];
 
 interface FuzzRequest {
@@ -820,6 +897,8 @@ async function fixture() {
         ids[account] = (
           await service.createAgent(account, { name: account, instruction: 'Be brief.', model: 'echo' })
         ).agent_id;
+        // A second version, so that the version routes have an earlier one to read and restore.
+        await service.updateAgent(account, ids[account], { instruction: 'Be briefer.' });
       }
       if (!(await store.getSession({ accountId: account, agentId: ids[account], sessionId: FIXTURE_SESSION }))) {
         await service.runAgent(account, ids[account], { input: 'hello', session_id: FIXTURE_SESSION });
@@ -1118,6 +1197,16 @@ describe('fuzz: every route answers any request with a well-formed envelope the 
     },
     120_000,
   );
+});
+
+describe('the fuzz covers the API', () => {
+  test('every route of the routes table has its own fuzzed route here', () => {
+    const fuzzed = new Set(ROUTES.map((route) => route.name));
+    const missing = HTTP_ROUTES.map((route) => `${route.method.toUpperCase()} ${route.path}`).filter(
+      (name) => !fuzzed.has(name),
+    );
+    expect(missing).toStrictEqual([]);
+  });
 });
 
 /** The request, in-process, that each known-bug test sends: alpha's own agent, alpha's key, a JSON body. */

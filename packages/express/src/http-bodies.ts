@@ -8,6 +8,7 @@ import {
   withRunRules,
 } from '@agenthost/core';
 import { z } from 'zod';
+import { agentFirst } from './agent-first.js';
 import { isObject } from './is-object.js';
 
 /**
@@ -68,19 +69,13 @@ export function updateInput(body: unknown): unknown {
  * with every issue of the body, as for any other field; the agent is looked up first, so an unknown
  * agent is a 404 whatever the body.
  */
-export async function runInput(
-  service: AgentService,
-  accountId: string,
-  agentId: string,
-  body: unknown,
-): Promise<unknown> {
-  if (!isObject(body)) return body;
-  const { stream, ...rest } = body;
-  if (stream !== undefined && stream !== null && typeof stream !== 'boolean') {
-    await service.getAgent(accountId, agentId);
-    parseInput(runAgentBodySchema, body);
-  }
-  return rest;
+export function runInput(service: AgentService, accountId: string, agentId: string, body: unknown): Promise<unknown> {
+  return agentFirst(service, accountId, agentId, () => {
+    if (!isObject(body)) return body;
+    const { stream, ...rest } = body;
+    if (stream !== undefined && stream !== null && typeof stream !== 'boolean') parseInput(runAgentBodySchema, body);
+    return rest;
+  });
 }
 
 /**
@@ -88,17 +83,14 @@ export async function runInput(
  * checked here (a bad `stream` is reported with the other fields); the agent is looked up first, so
  * an unknown agent is a 404 whatever the body.
  */
-export async function approvalInput(
+export function approvalInput(
   service: AgentService,
   accountId: string,
   agentId: string,
   body: unknown,
 ): Promise<z.output<typeof approvalResponseSchema>> {
-  try {
+  return agentFirst(service, accountId, agentId, () => {
     const { stream: _stream, ...answer } = parseInput(approvalBodySchema, body);
     return answer;
-  } catch (error) {
-    await service.getAgent(accountId, agentId);
-    throw error;
-  }
+  });
 }

@@ -552,7 +552,12 @@ async function listStep(ctx: StepContext, o: OpOf<'list'>): Promise<string | und
 /** The 400 an invalid set of changes gets, or undefined when the changes are valid. */
 function updateError(c: AgentFields): unknown {
   if (Object.keys(c).length === 0) {
-    return invalid(issue('request', 'Give at least one of name, instruction, model, tool, component'));
+    return invalid(
+      issue(
+        'request',
+        'Give at least one of name, instruction, model, tool, tools, require_approval, component, temperature, top_p, max_output_tokens, fallback_models, metadata',
+      ),
+    );
   }
   if (c.name === '') return invalid(issue('name', 'name must not be blank'));
   if (c.component === ' ') return invalid(issue('component', 'component must not be blank'));

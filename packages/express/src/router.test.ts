@@ -558,7 +558,13 @@ describe('changing agents', () => {
     const empty = await key(request(app).patch('/api/v1/agents/agent_1')).send({});
     expect([empty.status, empty.body.details]).toStrictEqual([
       400,
-      { request: { message: 'Give at least one of name, instruction, model, tool, component', path: ['request'] } },
+      {
+        request: {
+          message:
+            'Give at least one of name, instruction, model, tool, tools, require_approval, component, temperature, top_p, max_output_tokens, fallback_models, metadata',
+          path: ['request'],
+        },
+      },
     ]);
     expect((await store.getAgent('alpha', 'agent_1'))?.config.instruction).toBe('Be terse.');
   });
@@ -578,6 +584,25 @@ describe('changing agents', () => {
       component: 'Widget',
     });
     expect(put.body.data.name).toBe('Renamed');
+  });
+
+  test('null clears the lists and metadata as it clears a number', async () => {
+    const app = hostApp();
+    await key(request(app).post('/api/v1/agents')).send({ ...agentBody, metadata: { team: 'a' }, temperature: 1 });
+    const patched = await key(request(app).patch('/api/v1/agents/agent_1')).send({
+      tools: null,
+      require_approval: null,
+      fallback_models: null,
+      metadata: null,
+      temperature: null,
+    });
+    expect([
+      patched.status,
+      patched.body.data.config,
+      patched.body.data.metadata,
+      patched.body.data.version,
+    ]).toStrictEqual([200, created.config, {}, 2]);
+    expect((await store.getAgent('alpha', 'agent_1'))?.config.metadata).toStrictEqual({});
   });
 });
 

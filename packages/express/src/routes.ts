@@ -183,7 +183,7 @@ export const ROUTES: readonly RouteDefinition[] = Object.freeze<RouteDefinition[
     operationId: 'updateAgent',
     summary: 'Change an agent',
     description:
-      'Changes the fields given; the others keep their value (`null` clears a setting; `metadata` is replaced whole; `tool` and `tools` are one field). A change makes a new version (`version` + 1, `updated_at` moves, `created_at` stays); a body that changes nothing answers the agent as it is. Concurrent changes of one agent take turns, so none is lost.',
+      'Changes the fields given; the others keep their value (`null` clears a setting: a number to its default, a list to none, `metadata` to no pairs; `metadata` is replaced whole; `tool` and `tools` are one field). A change makes a new version (`version` + 1, `updated_at` moves, `created_at` stays); a body that changes nothing answers the agent as it is. Concurrent changes of one agent take turns, so none is lost.',
   },
   {
     ...CHANGE_AGENT,
@@ -263,7 +263,7 @@ export const ROUTES: readonly RouteDefinition[] = Object.freeze<RouteDefinition[
     tag: 'Runs',
     summary: 'Run an agent',
     description:
-      "The model sees the agent's instruction, the session's earlier turns (as many of the newest as fit its context budget), then the input. The turn is stored only when the model call succeeded. Runs of one session take turns; past the wait bound a run gets 409.",
+      "The model sees the agent's instruction, the session's earlier turns (as many of the newest as fit its context budget), then the input. The turn is stored when the model call succeeded (a failed run leaves the session as it was); a turn whose tool calls wait for approval is kept as the session's pending turn, with the answers and approved tools' results as they come. Runs of one session take turns; past the wait bound a run gets 409.",
     answers:
       "The run's output, session and metadata; or, when streamed, server-sent events ending in `done` or `error`.",
     parameters: [
@@ -361,7 +361,8 @@ export const ROUTES: readonly RouteDefinition[] = Object.freeze<RouteDefinition[
     statuses: guarded(),
     tag: 'Discovery',
     summary: 'List the tool integrations agents may use',
-    description: "Every tool integration this server offers, by the name an agent's `tool` takes, with what it does.",
+    description:
+      "Every tool integration this server offers, by the name an agent's `tools` (and `tool`) take, with what it does.",
     answers: 'The offered tool integrations.',
   },
   {

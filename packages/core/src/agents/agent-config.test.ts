@@ -166,6 +166,59 @@ describe('update: settings', () => {
     expect(await service.getAgent(ACME, 'agent_1')).toStrictEqual(cleared);
   });
 
+  test('null clears the lists and metadata too: tools, require_approval, fallback_models, metadata', async () => {
+    const service = makeService();
+    await service.createAgent(ACME, {
+      ...base,
+      tools: ['search', 'calculator'],
+      require_approval: ['fetch_page'],
+      fallback_models: ['mock-2'],
+      metadata: { team: 'a' },
+      temperature: 0.5,
+    });
+    clock.advance(1000);
+    const cleared = await service.updateAgent(ACME, 'agent_1', {
+      tools: null,
+      require_approval: null,
+      fallback_models: null,
+      metadata: null,
+    });
+    const expected = {
+      ...record({ temperature: 0.5 }),
+      version: 2,
+      updated_at: '2026-11-22T10:00:01.000Z',
+    };
+    expect(cleared).toStrictEqual(expected);
+    expect(await service.getAgent(ACME, 'agent_1')).toStrictEqual(expected);
+    expect((await service.getAgentVersion(ACME, 'agent_1', 2)).config).toStrictEqual(expected.config);
+    // Clearing what is already empty changes nothing: no new version.
+    clock.advance(1000);
+    expect(await service.updateAgent(ACME, 'agent_1', { tools: null, metadata: null })).toStrictEqual(expected);
+  });
+
+  test('null on create is the same as leaving the field out', async () => {
+    const service = makeService();
+    const created = await service.createAgent(ACME, {
+      ...base,
+      tools: null,
+      require_approval: null,
+      fallback_models: null,
+      metadata: null,
+    });
+    expect(created).toStrictEqual(record());
+  });
+
+  test('tool and tools null together clear the tools; a tool beside tools null must be null', async () => {
+    const service = makeService();
+    await service.createAgent(ACME, { ...base, tool: 'calculator' });
+    clock.advance(1000);
+    const error = await rejection(service.updateAgent(ACME, 'agent_1', { tool: 'search', tools: null }));
+    expect([error.code, Object.keys(error.details ?? {})]).toStrictEqual(['invalid_input', ['tool']]);
+    const cleared = await service.updateAgent(ACME, 'agent_1', { tool: null, tools: null });
+    expect(cleared.config.tools).toStrictEqual([]);
+    expect(cleared.config.tool).toBeNull();
+  });
+
   test('an update that changes nothing keeps the record as it is: no new version, updated_at stays', async () => {
     const service = makeService();
     const created = await service.createAgent(ACME, { ...base, tool: 'calculator', metadata: { a: '1', b: '2' } });

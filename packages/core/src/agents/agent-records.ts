@@ -116,6 +116,9 @@ export function newAgentRecord(agentId: string, config: AgentSettings, now: Date
   });
 }
 
+/** Every field an update may change, as the error for an update that changes none names them. */
+const CHANGEABLE_FIELDS = Object.keys(updateAgentInputSchema.shape).join(', ');
+
 /**
  * The fields an update input changes (`tool` and `tools` as given: {@link changedConfig} joins them).
  * @throws InvalidInputError for a mistyped field, or an input that changes none.
@@ -124,8 +127,7 @@ export function agentChanges(input: UpdateAgentInput): Partial<AgentSettings> {
   const changes: Partial<AgentSettings> = Object.fromEntries(
     Object.entries(parseInput(updateAgentInputSchema, input)).filter(([, v]) => v !== undefined),
   ) as Partial<AgentSettings>;
-  if (Object.keys(changes).length === 0)
-    throw invalidField('request', 'Give at least one of name, instruction, model, tool, component');
+  if (Object.keys(changes).length === 0) throw invalidField('request', `Give at least one of ${CHANGEABLE_FIELDS}`);
   return changes;
 }
 
