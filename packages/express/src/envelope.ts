@@ -27,7 +27,12 @@ export interface RequestLog {
   /** For a run: the session it was stored in. */
   session_id?: string;
   /** For a run: its model, tool and token usage. */
-  run?: { model: string; tool_used: string | null; tokens: { prompt: number; completion: number; total: number } };
+  run?: {
+    model: string;
+    tool_used: string | null;
+    tools_used: string[];
+    tokens: { prompt: number; completion: number; total: number };
+  };
   /** For a run: its input and output, which a log shows only when told to (`logContent`). */
   input?: string;
   output?: string;

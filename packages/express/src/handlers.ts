@@ -34,11 +34,11 @@ export interface SseFrame {
 
 /** What a request log may say about a run: its agent, session, model, tool and tokens, and its input and output. */
 export function runLog(agentId: string, input: string, result: RunResult): RequestLog {
-  const { model, tool_used, tokens } = result.metadata;
+  const { model, tool_used, tools_used, tokens } = result.metadata;
   return {
     agent_id: agentId,
     session_id: result.session_id,
-    run: { model, tool_used, tokens },
+    run: { model, tool_used, tools_used, tokens },
     input,
     output: result.output,
   };

@@ -37,7 +37,7 @@ test('one JSON log line per request, with the request id the client saw; no key 
     level: 30,
     msg: `POST /api/v1/agents/${agentId}/run 200`,
     account: 'acme',
-    run: { model: 'echo', tool_used: null, tokens: { prompt: 13, completion: 6, total: 19 } },
+    run: { model: 'echo', tool_used: null, tools_used: [], tokens: { prompt: 13, completion: 6, total: 19 } },
     res: { statusCode: 200 },
     req: { method: 'POST', url: `/api/v1/agents/${agentId}/run`, headers: { 'x-api-key': '[redacted]' } },
   });

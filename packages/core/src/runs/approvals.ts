@@ -235,7 +235,12 @@ async function resumeTurn(
     omitted: history.omitted,
     tools,
     toolSet,
-    output: await runOutput(settings, session.accountId, turn.output_format, undefined),
+    output: await runOutput(
+      settings,
+      { accountId: session.accountId, maxOutputTokens: config.max_output_tokens ?? settings.maxOutputTokens },
+      turn.output_format,
+      undefined,
+    ),
     asked: turn.output_format,
     lease,
     startedAt: settings.now().toISOString(),

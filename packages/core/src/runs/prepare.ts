@@ -99,7 +99,8 @@ export async function prepareRun(
   if (turn.content.length > settings.maxInputChars)
     throw invalidField('input', `input must be at most ${settings.maxInputChars} characters`);
   const asked = outputRequest(run);
-  const output = await runOutput(settings, accountId, asked, signal);
+  const maxOutputTokens = config.max_output_tokens ?? settings.maxOutputTokens;
+  const output = await runOutput(settings, { accountId, maxOutputTokens }, asked, signal);
   const toolSet = agentTools(settings.tools, config);
   const session: SessionRef = { accountId, agentId, sessionId: run.session_id ?? settings.generateId('session') };
   const budget = historyBudget(settings, {

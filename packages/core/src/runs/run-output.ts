@@ -17,12 +17,13 @@ export function outputRequest(input: {
 
 /**
  * The AI SDK output specification of a request (none for plain text), its schema checked in the
- * service's sandbox for the account.
+ * service's sandbox for the account, and bounded by the answer's tokens (`maxOutputTokens`: the
+ * agent's `max_output_tokens`, else the server's bound).
  * @throws what `outputFormat` throws.
  */
 export function runOutput(
-  settings: Pick<ServiceSettings, 'maxOutputTokens' | 'sandbox'>,
-  accountId: string,
+  settings: Pick<ServiceSettings, 'sandbox'>,
+  { accountId, maxOutputTokens }: { accountId: string; maxOutputTokens: number },
   request: OutputRequest | undefined,
   signal: AbortSignal | undefined,
 ) {
@@ -30,7 +31,7 @@ export function runOutput(
     jsonMode: request?.json_mode,
     jsonFormat: request?.json_format,
     accountId,
-    maxOutputTokens: settings.maxOutputTokens,
+    maxOutputTokens,
     sandbox: settings.sandbox,
     ...(signal && { signal }),
   });

@@ -285,6 +285,20 @@ describe('approval gates that no longer match', () => {
   });
 });
 
+describe('the answer bound of the agent', () => {
+  test('a json_format whose answer could not fit the agent’s max_output_tokens is refused before the model is called', async () => {
+    const { service, prompts } = await setUp([{ text: '{}' }], { max_output_tokens: 5 });
+    const properties = Object.fromEntries(Array.from({ length: 30 }, (_, i) => [`field_${i}`, { type: 'string' }]));
+    const format = { type: 'object', properties, required: Object.keys(properties) };
+    const refused = await agentHostError(service.runAgent(ACME, AGENT, { input: 'Fill it', json_format: format }));
+    expect([refused.code, Object.keys(refused.details ?? {}), prompts.length]).toStrictEqual([
+      'invalid_input',
+      ['json_format'],
+      0,
+    ]);
+  });
+});
+
 describe('tools and fallback models', () => {
   test('a call that ran a tool and then failed is not tried again on a fallback model: the tool ran once', async () => {
     const { service } = await setUp(
