@@ -1,7 +1,7 @@
 // Test support (at `@agenthost/storage/test`): where the test servers are, and cleanup of what tests wrote.
 // The Redis and PostgreSQL drivers are optional peers, loaded only when a cleanup needs them.
 
-import type { AgentRecord } from '@agenthost/core';
+import { type AgentRecord, agentShape } from '@agenthost/core';
 
 export const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
 export const DATABASE_URL = process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
@@ -75,27 +75,12 @@ export async function tcpProxy(target: { host: string; port: number }): Promise<
   };
 }
 
-/** A minimal agent record for store tests. */
-export const agentRecord = (id: string): AgentRecord => ({
-  agent_id: id,
-  name: 'A',
-  config: {
+/** A minimal agent record for store tests: version 1, every setting at its default. */
+export const agentRecord = (id: string): AgentRecord =>
+  agentShape({
     agent_id: id,
     name: 'A',
-    instruction: 'i',
-    model: 'echo',
-    tool: null,
-    tools: [],
-    require_approval: [],
-    component: 'Chat',
-    temperature: null,
-    top_p: null,
-    max_output_tokens: null,
-    fallback_models: [],
-    metadata: {},
-  },
-  metadata: {},
-  version: 1,
-  created_at: '2026-01-01T00:00:00.000Z',
-  updated_at: '2026-01-01T00:00:00.000Z',
-});
+    config: { agent_id: id, name: 'A', instruction: 'i', model: 'echo', tool: null, component: 'Chat' },
+    created_at: '2026-01-01T00:00:00.000Z',
+    updated_at: '2026-01-01T00:00:00.000Z',
+  });

@@ -35,7 +35,7 @@ export function keptTools(tools: ToolSet | undefined, approved: ReadonlySet<stri
           await keep({ ...ids, output: error instanceof Error ? error.message : String(error), is_error: true });
           throw error;
         }
-        if (!isAsyncIterable(output)) await keep({ ...ids, output });
+        if (!isAsyncIterable(output)) await keep({ ...ids, output: storedToolOutput(output) });
         return output;
       },
     } as ToolSet[string];

@@ -11,8 +11,9 @@ import fc from 'fast-check';
 import { beforeEach, describe, expect, test } from 'vitest';
 import { z } from 'zod';
 import { AgentService } from '../agent-service.js';
+import { agentShape } from '../agents/agent-records.js';
 import { staticModels } from '../models/static-models.js';
-import type { AgentConfig, AgentRecord, RunEvent, RunResult } from '../records.js';
+import type { AgentConfig, RunEvent, RunResult } from '../records.js';
 import { approvalResponseSchema } from '../schemas.js';
 import { agentHostError } from '../testing/rejection.js';
 import { sequentialIds, testClock } from '../testing/test-clock.js';
@@ -128,7 +129,7 @@ async function setUp(steps: Step[], config: Partial<AgentConfig>, others: Record
     generateId: sequentialIds(),
     maxRetries: 0,
   });
-  const agent: AgentRecord = {
+  const agent = agentShape({
     agent_id: AGENT,
     name: 'A',
     config: {
@@ -137,21 +138,11 @@ async function setUp(steps: Step[], config: Partial<AgentConfig>, others: Record
       instruction: 'Use tools.',
       model: 'm',
       tool: config.tools?.[0] ?? null,
-      tools: [],
-      require_approval: [],
-      component: 'Chat',
-      temperature: null,
-      top_p: null,
-      max_output_tokens: null,
-      fallback_models: [],
-      metadata: {},
       ...config,
     },
-    metadata: {},
-    version: 1,
     created_at: AT,
     updated_at: AT,
-  };
+  });
   await store.createAgent(ACME, agent);
   return { service, prompts };
 }

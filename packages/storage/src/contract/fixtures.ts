@@ -1,4 +1,4 @@
-import type { AgentRecord, AgentStore } from '@agenthost/core';
+import { type AgentRecord, type AgentStore, agentShape } from '@agenthost/core';
 
 /** One contract case: `peer()` opens another store of the same scope, closed with the first. */
 export type ContractCase = (store: AgentStore, peer: () => Promise<AgentStore>) => Promise<void>;
@@ -17,27 +17,6 @@ export function agent(
   at = '2026-01-01T00:00:00.000Z',
   metadata: Record<string, string> = {},
 ): AgentRecord {
-  return {
-    agent_id: id,
-    name,
-    config: {
-      agent_id: id,
-      name,
-      instruction: 'Be helpful.',
-      model: 'echo',
-      tool: null,
-      tools: [],
-      require_approval: [],
-      component: 'Chat',
-      temperature: null,
-      top_p: null,
-      max_output_tokens: null,
-      fallback_models: [],
-      metadata,
-    },
-    metadata,
-    version: 1,
-    created_at: at,
-    updated_at: at,
-  };
+  const config = { agent_id: id, name, instruction: 'Be helpful.', model: 'echo', tool: null, component: 'Chat' };
+  return agentShape({ agent_id: id, name, config: { ...config, metadata }, created_at: at, updated_at: at });
 }
