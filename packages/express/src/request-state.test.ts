@@ -39,6 +39,7 @@ describe('requestDetails: what the handlers report for the request log', () => {
     const run = (input: string) => ({
       model: 'echo',
       tool_used: null,
+      tools_used: [],
       tokens: { prompt: expect.any(Number), completion: expect.any(Number), total: expect.any(Number) },
       ...(content && { input, output: `Echo: ${input}` }),
     });

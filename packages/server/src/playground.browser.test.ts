@@ -255,6 +255,8 @@ describe.runIf(present)('the playground in Chromium', () => {
         openaiBaseUrl: fake.baseURL,
         openaiApi: 'chat',
         openaiModels: ['gpt-test'],
+        // At another base URL, OpenAI's models read text only unless the configuration says more.
+        providers: { openai: { input: ['text', 'image', 'file'] } },
       },
       { requestLog: false, logger: pino({ level: 'silent' }) },
     );
