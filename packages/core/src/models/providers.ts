@@ -58,8 +58,10 @@ const offered = (settings: ProviderSettings, catalog: string): readonly string[]
  * only, unless `input` says more, at another `baseURL` (a self-hosted server in the operator's network
  * would fetch the image URLs clients send).
  */
-function builtInInput(settings: ProviderSettings): readonly ('text' | 'image' | 'file')[] {
-  return settings.input ?? (settings.baseURL ? ['text'] : MULTIMODAL_INPUT);
+function builtInInput(settings: ProviderSettings, baseUrlVariable?: string): readonly ('text' | 'image' | 'file')[] {
+  // The OpenAI and Anthropic packages also read their base URL from the environment.
+  const elsewhere = settings.baseURL || (baseUrlVariable && process.env[baseUrlVariable]);
+  return settings.input ?? (elsewhere ? ['text'] : MULTIMODAL_INPUT);
 }
 
 /**
@@ -77,7 +79,7 @@ export function openAIProvider(settings: ProviderSettings & { api?: 'responses' 
     provider,
     models: offered(settings, 'openai'),
     catalog: 'openai',
-    input: builtInInput(settings),
+    input: builtInInput(settings, 'OPENAI_BASE_URL'),
   };
 }
 
@@ -88,7 +90,7 @@ export function anthropicProvider(settings: ProviderSettings = {}): NamedProvide
     provider: createAnthropic(pick(settings)),
     models: offered(settings, 'anthropic'),
     catalog: 'anthropic',
-    input: builtInInput(settings),
+    input: builtInInput(settings, 'ANTHROPIC_BASE_URL'),
   };
 }
 

@@ -3,11 +3,13 @@ import { findAgent, findSessionRef } from '../agents/find-agent.js';
 import { agentModel } from '../agents/offered.js';
 import { messageTokens } from '../context-window.js';
 import { infoOf } from '../discovery.js';
+import { InvalidInputError } from '../errors/invalid-input-error.js';
 import { NotFoundError } from '../errors/not-found-error.js';
 import { releaseLock } from '../locks/take-lock.js';
 import type { SessionRef } from '../ports/agent-store.js';
 import type { Lease } from '../ports/lock-provider.js';
 import type {
+  AgentConfig,
   AgentRecord,
   MessagePart,
   PendingTurn,
@@ -22,7 +24,7 @@ import { parseInput } from '../validation.js';
 import { type AgentTools, agentTools } from './agent-tools.js';
 import { runResult } from './commit.js';
 import { historyBudget, readHistory } from './context-budget.js';
-import { userModelContent } from './input-parts.js';
+import { readsParts, userModelContent } from './input-parts.js';
 import { type KeepResult, keptTools } from './kept-tools.js';
 import { assistantMessages, partsText } from './message-parts.js';
 import type { PreparedRun } from './prepare.js';
@@ -153,6 +155,22 @@ function resultKeeper(store: ServiceSettings['store'], session: SessionRef, turn
   };
 }
 
+/** Why a pending turn cannot go on, and the way out. */
+function cannotGoOn(why: string): InvalidInputError {
+  const message = `The session's waiting turn cannot go on: ${why}. Delete the session to start it over`;
+  return new InvalidInputError({ message, details: { session: { message, path: ['session'] } } });
+}
+
+/** The tools of a resumed turn's version. @throws InvalidInputError saying the turn cannot go on. */
+function turnToolsOrFail(settings: ServiceSettings, config: AgentConfig): AgentTools {
+  try {
+    return agentTools(settings.tools, config);
+  } catch (error) {
+    if (!InvalidInputError.isInstance(error)) throw error;
+    throw cannotGoOn(error.message.replace(/; update the agent.*$/, ''));
+  }
+}
+
 /** The integrations of a pending turn's tools, as well as they can still be known (for `tools_used`). */
 async function turnTools(
   settings: ServiceSettings,
@@ -205,7 +223,9 @@ async function resumeTurn(
   const modelName = settings.models.languageModel(turn.model) ? turn.model : config.model;
   const model = agentModel(settings.models, { config: { model: modelName } });
   const info = infoOf(settings.models, modelName);
-  const toolSet = agentTools(settings.tools, config);
+  if (!readsParts(info, turn.user.parts))
+    throw cannotGoOn(`its model "${modelName}" cannot read the images or files of its input`);
+  const toolSet = turnToolsOrFail(settings, config);
   const tools = keptTools(toolSet.tools, approvedCalls(turn.parts), resultKeeper(settings.store, session, turn));
   const budget = historyBudget(settings, {
     config: { ...config, model: modelName },

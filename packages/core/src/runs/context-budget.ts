@@ -7,7 +7,7 @@ import type { AgentConfig, MessagePart } from '../records.js';
 import { runHistorySchema } from '../schemas.js';
 import type { ServiceSettings } from '../service-options.js';
 import { invalidField, parseInput } from '../validation.js';
-import { historyMessages } from './message-parts.js';
+import { boundedAttachments, historyMessages } from './message-parts.js';
 
 /** Tokens set aside for the definitions of an agent's tools, per tool. */
 const TOKENS_PER_TOOL = 500;
@@ -72,7 +72,7 @@ export async function readHistory(
   // Only a full window can have left older messages unread; then the session says how many there are.
   const total =
     history.length === limit ? ((await store.getSession(session))?.message_count ?? history.length) : history.length;
-  const { sent } = fitHistory(history, budget);
+  const { sent } = fitHistory(boundedAttachments(history), budget);
   return { messages: historyMessages(sent), omitted: total - sent.length };
 }
 
@@ -86,6 +86,6 @@ export function givenHistory(history: unknown, limit: number, budget: number): R
   const window = messages.slice(-limit);
   // Like a stored window, the history sent never starts with a reply.
   const start = window[0]?.role === 'assistant' ? 1 : 0;
-  const { sent } = fitHistory(window.slice(start), budget);
+  const { sent } = fitHistory(boundedAttachments(window.slice(start)), budget);
   return { messages: historyMessages(sent), omitted: messages.length - sent.length };
 }

@@ -32,7 +32,8 @@ export function keptTools(tools: ToolSet | undefined, approved: ReadonlySet<stri
         try {
           output = await execute(input, options);
         } catch (error) {
-          await keep({ ...ids, output: error instanceof Error ? error.message : String(error), is_error: true });
+          const text = error instanceof Error ? error.message : String(error);
+          await keep({ ...ids, output: storedToolOutput(text), is_error: true });
           throw error;
         }
         if (!isAsyncIterable(output)) await keep({ ...ids, output: storedToolOutput(output) });

@@ -174,6 +174,10 @@ describe('tool outputs kept in a session', () => {
     expect(parts).toStrictEqual([
       { type: 'tool-result', tool_call_id: 'c', tool_name: 't', output: storedToolOutput(big) },
     ]);
+    const circular: Record<string, unknown> = {};
+    circular.self = circular;
+    expect(storedToolOutput(circular)).toBe('[object Object]');
+    expect(storedToolOutput(10n)).toBe('10');
   });
 });
 

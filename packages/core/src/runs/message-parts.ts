@@ -26,7 +26,14 @@ export const MAX_STORED_TOOL_OUTPUT = 64 * 1024;
  * of JSON, the start of its JSON text and a note that the rest was cut (the run's model saw it whole).
  */
 export function storedToolOutput(output: unknown): unknown {
-  const text = typeof output === 'string' ? output : (JSON.stringify(output) ?? 'null');
+  let text: string;
+  try {
+    text = typeof output === 'string' ? output : (JSON.stringify(output) ?? 'null');
+  } catch {
+    // Not JSON (a cycle, a BigInt): kept as its text.
+    text = String(output);
+    return storedToolOutput(text);
+  }
   if (text.length <= MAX_STORED_TOOL_OUTPUT) return output;
   return `${text.slice(0, MAX_STORED_TOOL_OUTPUT)}… [cut: ${text.length} characters in all]`;
 }
@@ -128,7 +135,7 @@ export function executedPart(
   const ids = { tool_call_id: part.toolCallId ?? '', tool_name: part.toolName ?? '' };
   if (part.type === 'tool-result') return [{ type: 'tool-result', ...ids, output: storedToolOutput(part.output) }];
   if (part.type === 'tool-error') {
-    const output = part.error instanceof Error ? part.error.message : String(part.error);
+    const output = storedToolOutput(part.error instanceof Error ? part.error.message : String(part.error));
     return [{ type: 'tool-result', ...ids, output, is_error: true }];
   }
   if (part.type === 'tool-output-denied')
@@ -201,7 +208,7 @@ const dataBytes = (data: string) => Math.floor((data.replace(/=+$/, '').length *
 /**
  * The history with the bytes of its images and files bounded: the newest are kept up to
  * {@link MAX_INPUT_FILES_BYTES} in all (what one input may carry), older ones become a text part
- * that says one was there, so a long session never sends (or decodes) more than that per run.
+ * that says one was there, so a long session's history never adds more than that to a run.
  */
 export function boundedAttachments(messages: readonly HistoryMessage[]): HistoryMessage[] {
   let left = MAX_INPUT_FILES_BYTES;

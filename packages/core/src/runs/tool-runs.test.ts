@@ -335,6 +335,20 @@ describe('tools and fallback models', () => {
 });
 
 describe('approval of tool calls', () => {
+  test('a waiting turn whose tools the server no longer offers says it cannot go on, and keeps waiting', async () => {
+    const { service } = await setUp([{ calls: [sendCall] }], { tools: ['mail'], require_approval: ['mail'] });
+    const paused = await service.runAgent(ACME, AGENT, { input: 'Mail Bob', session_id: 's' });
+    const approvalId = paused.pending_approvals[0]?.approval_id ?? '';
+    const later = new AgentService({ store, models: staticModels({ m: scripted([]).model }), tools: staticTools({}) });
+    const refused = await agentHostError(later.respondToApproval(ACME, AGENT, 's', approvalId, { approve: true }));
+    expect([refused.code, refused.message, executed]).toStrictEqual([
+      'invalid_input',
+      `The session's waiting turn cannot go on: The server no longer offers the tool "mail". Delete the session to start it over`,
+      [],
+    ]);
+    expect((await later.getSession(ACME, AGENT, 's')).pending_approvals).toStrictEqual(paused.pending_approvals);
+  });
+
   test('a turn that paused on a fallback model the server no longer offers goes on with the version’s model', async () => {
     const { service } = await setUp(
       [{ fail: 'down' }],
