@@ -148,6 +148,26 @@ const closed = await host.close({ deadlineMs: 5_000 });
 console.log(JSON.stringify({ created, ran, ready: ready.status, metrics, closed }));
 `;
 
+/**
+ * What the snippets' run of "Hi" answers. Echo-model tokens: 3 a message plus its words and marks;
+ * "Be brief." 6, "Hi" 4; "Echo: Hi" 3.
+ */
+const RAN = {
+  output: 'Echo: Hi',
+  session_id: '<ses_>',
+  status: 'completed',
+  pending_approvals: [],
+  metadata: {
+    model: 'echo',
+    agent_version: 1,
+    tool_used: null,
+    tools_used: [],
+    tokens: { prompt: 10, completion: 3, total: 13 },
+    omitted_messages: 0,
+    cost: 0,
+  },
+};
+
 /** An envelope of success around `data`. */
 const ok = (data) => ({ status: 200, body: { success: true, data, status: 200 } });
 
@@ -165,12 +185,9 @@ function checkInProcess(folder, inProcess) {
 function checkMounted(folder, inProcess, mounted) {
   const program = `import express from 'express';\n${inProcess}\nconst app = express();\n${mounted}\n${MOUNTED_EPILOGUE}`;
   const printed = runModule(folder, 'mounted.ts', program, { ACME_API_KEY: 'acme-key-0123456789abcdef' });
-  // Echo-model tokens: 3 a message plus its words and marks; "Be brief." 6, "Hi" 4; "Echo: Hi" 3.
-  const tokens = { prompt: 10, completion: 3, total: 13 };
-  const metadata = { model: 'echo', tool_used: null, tokens, omitted_messages: 0, cost: 0 };
   assert.deepEqual(placeholders(printed), {
     created: ok({ agent_id: '<agt_>', created_at: '<time>' }),
-    ran: ok({ output: 'Echo: Hi', session_id: '<ses_>', metadata }),
+    ran: ok(RAN),
     listed: ['Support', 'Mounted'],
     refused: {
       status: 401,
@@ -185,11 +202,9 @@ function checkMountedHost(folder, mountedHost) {
     ACME_API_KEY: 'acme-key-0123456789abcdef',
     PORT: '0',
   });
-  const tokens = { prompt: 10, completion: 3, total: 13 };
-  const metadata = { model: 'echo', tool_used: null, tokens, omitted_messages: 0, cost: 0 };
   assert.deepEqual(placeholders(printed), {
     created: ok({ agent_id: '<agt_>', created_at: '<time>' }),
-    ran: ok({ output: 'Echo: Hi', session_id: '<ses_>', metadata }),
+    ran: ok(RAN),
     ready: 200,
     metrics: { status: 200, body: true },
     closed: { aborted: 0 },
