@@ -1,7 +1,6 @@
 import type { AgentService } from '@agenthost/core';
 import { wireAgent } from './agent-aliases.js';
 import { type ApiResponse, success } from './envelope.js';
-import type { ApiRequest } from './handlers.js';
 import { metadataQuery } from './metadata-query.js';
 import { queryInt, queryString } from './query-params.js';
 
@@ -12,7 +11,7 @@ import { queryInt, queryString } from './query-params.js';
  */
 export async function listAgents(
   service: AgentService,
-  { accountId, query, baseUrl }: ApiRequest,
+  { accountId, query, baseUrl }: { accountId: string; query: Record<string, unknown>; baseUrl?: string | undefined },
 ): Promise<ApiResponse> {
   const metadata = metadataQuery(query);
   if (!['limit', 'after', 'order'].some((name) => query[name] !== undefined))
