@@ -1,13 +1,10 @@
-import type { Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { AgentService, openAIModels, staticTools } from '@agenthost/core';
 import { type FakeOpenAIServer, sequentialIds, startFakeOpenAIServer, testClock } from '@agenthost/core/test';
 import { MemoryStore } from '@agenthost/storage';
-import express from 'express';
 import { afterEach, beforeEach, describe, expect, test } from 'vitest';
 import { addTool } from './add-tool-fixture.js';
 import { staticKeys } from './auth.js';
-import { createAgentRouter } from './router.js';
+import { type ServedRouter, serveRouter } from './test-served-router.js';
 
 // Agents' configuration, versions and metadata over real HTTP, with the real OpenAI provider against
 // a loopback fake that answers with the system instruction it was sent (so a run shows its version).
@@ -16,7 +13,7 @@ const OTHER = 'key-versions-other-0123456789';
 const READER = 'key-versions-reader-012345678';
 const NOW = '2026-11-22T10:00:00.000Z';
 let fake: FakeOpenAIServer;
-let server: Server;
+let served: ServedRouter;
 let base: string;
 
 beforeEach(async () => {
@@ -40,25 +37,18 @@ beforeEach(async () => {
     maxRetries: 0,
     maxOutputTokens: 2000,
   });
-  const app = express();
-  app.use(
-    '/api/v1',
-    createAgentRouter(service, {
-      resolveKey: staticKeys([
-        { account: 'acme', key: KEY },
-        { account: 'other', key: OTHER },
-        { account: 'acme', key: READER, scopes: ['agents:read'] },
-      ]),
-    }),
-  );
-  server = app.listen(0, '127.0.0.1');
-  await new Promise((resolve) => server.once('listening', resolve));
-  base = `http://127.0.0.1:${(server.address() as AddressInfo).port}/api/v1`;
+  served = await serveRouter(service, {
+    resolveKey: staticKeys([
+      { account: 'acme', key: KEY },
+      { account: 'other', key: OTHER },
+      { account: 'acme', key: READER, scopes: ['agents:read'] },
+    ]),
+  });
+  base = served.base;
 });
 
 afterEach(async () => {
-  server.closeAllConnections();
-  await new Promise((resolve) => server.close(resolve));
+  await served.close();
   await fake.close();
 });
 

@@ -1,5 +1,3 @@
-import type { Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { AgentService, openAIModels, staticTools } from '@agenthost/core';
 import { type FakeOpenAIRequest, type FakeOpenAIServer, startFakeOpenAIServer } from '@agenthost/core/test';
 import { MemoryStore } from '@agenthost/storage';
@@ -11,11 +9,10 @@ import {
   lastAssistantMessageIsCompleteWithApprovalResponses,
   tool,
 } from 'ai';
-import express from 'express';
 import { afterAll, beforeAll, beforeEach, describe, expect, test } from 'vitest';
 import { z } from 'zod';
 import { staticKeys } from './auth.js';
-import { createAgentRouter } from './router.js';
+import { type ServedRouter, serveRouter } from './test-served-router.js';
 import type { ChatUIMessage } from './ui-message-stream.js';
 
 // The chat route's approvals driven by the AI SDK's own chat client (what `useChat` runs, without
@@ -23,7 +20,7 @@ import type { ChatUIMessage } from './ui-message-stream.js';
 // and the client sends the follow-up by itself (`lastAssistantMessageIsCompleteWithApprovalResponses`).
 const KEY = 'key-chat-approvals-0123456789';
 let fake: FakeOpenAIServer;
-let server: Server;
+let served: ServedRouter;
 let base: string;
 let sent: string[];
 
@@ -55,19 +52,15 @@ beforeAll(async () => {
     tools,
     maxRetries: 0,
   });
-  const router = createAgentRouter(service, {
+  served = await serveRouter(service, {
     resolveKey: staticKeys([{ account: 'acme', key: KEY }]),
     logger: { error: () => {} },
   });
-  const app = express();
-  app.use('/api/v1', router, router.errorHandler);
-  server = app.listen(0, '127.0.0.1');
-  await new Promise((resolve) => server.once('listening', resolve));
-  base = `http://127.0.0.1:${(server.address() as AddressInfo).port}/api/v1`;
+  base = served.base;
 });
 
 afterAll(async () => {
-  await new Promise((resolve) => server.close(resolve));
+  await served.close();
   await fake.close();
 });
 

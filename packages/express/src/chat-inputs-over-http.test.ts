@@ -1,13 +1,10 @@
-import type { Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { AgentService, combineModels, echoModels, openAIModels, staticTools } from '@agenthost/core';
 import { type FakeOpenAIServer, sequentialIds, startFakeOpenAIServer } from '@agenthost/core/test';
 import { MemoryStore } from '@agenthost/storage';
 import { DefaultChatTransport, readUIMessageStream } from 'ai';
-import express from 'express';
 import { afterAll, beforeAll, beforeEach, describe, expect, test } from 'vitest';
 import { staticKeys } from './auth.js';
-import { createAgentRouter } from './router.js';
+import { type ServedRouter, serveRouter } from './test-served-router.js';
 import type { ChatUIMessage } from './ui-message-stream.js';
 
 // The chat route's own fields for the playground: files attached with useChat (UI file parts) become
@@ -16,7 +13,7 @@ import type { ChatUIMessage } from './ui-message-stream.js';
 const KEY = 'key-chat-inputs-0123456789abcdef';
 const PNG = 'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg==';
 let fake: FakeOpenAIServer;
-let server: Server;
+let served: ServedRouter;
 let base: string;
 
 beforeAll(async () => {
@@ -32,19 +29,15 @@ beforeAll(async () => {
     generateId: sequentialIds(),
     maxRetries: 0,
   });
-  const router = createAgentRouter(service, {
+  served = await serveRouter(service, {
     resolveKey: staticKeys([{ account: 'acme', key: KEY }]),
     logger: { error: () => {} },
   });
-  const app = express();
-  app.use('/api/v1', router, router.errorHandler);
-  server = app.listen(0, '127.0.0.1');
-  await new Promise((resolve) => server.once('listening', resolve));
-  base = `http://127.0.0.1:${(server.address() as AddressInfo).port}/api/v1`;
+  base = served.base;
 });
 
 afterAll(async () => {
-  await new Promise((resolve) => server.close(resolve));
+  await served.close();
   await fake.close();
 });
 

@@ -1,13 +1,10 @@
-import type { Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { type AgentConfig, AgentService, combineModels, echoModels, openAIModels } from '@agenthost/core';
 import { type FakeOpenAIRequest, type FakeOpenAIServer, startFakeOpenAIServer } from '@agenthost/core/test';
 import { MemoryStore } from '@agenthost/storage';
-import express from 'express';
 import { afterEach, describe, expect, test } from 'vitest';
 import { staticKeys } from './auth.js';
 import { openApiDocument } from './openapi.js';
-import { createAgentRouter } from './router.js';
+import { type ServedRouter, serveRouter } from './test-served-router.js';
 
 // The real @ai-sdk/openai provider behind the HTTP API, against the loopback fake OpenAI server:
 // images and files in a run's input, model settings, and fallback models.
@@ -18,7 +15,7 @@ const PDF = Buffer.from('%PDF-1.7\n1 0 obj\n').toString('base64');
 
 let fake: FakeOpenAIServer;
 let store: MemoryStore;
-let server: Server;
+let served: ServedRouter;
 let base: string;
 
 /** `gpt-4o-mini` fails with a 500 when asked `fail`; anything else answers `Reply to: <input>`. */
@@ -44,20 +41,13 @@ async function serve(api: 'chat' | 'responses') {
     }),
   );
   const service = new AgentService({ store, models, maxRetries: 0, providerTimeoutMs: 2000 });
-  const app = express();
-  app.use(
-    '/api/v1',
-    createAgentRouter(service, { resolveKey: staticKeys([{ account: 'acme', key: KEY }]), bodyLimit: '8mb' }),
-  );
-  server = app.listen(0, '127.0.0.1');
-  await new Promise((resolve) => server.once('listening', resolve));
-  base = `http://127.0.0.1:${(server.address() as AddressInfo).port}/api/v1`;
+  served = await serveRouter(service, { resolveKey: staticKeys([{ account: 'acme', key: KEY }]), bodyLimit: '8mb' });
+  base = served.base;
 }
 
 async function stop() {
-  if (!server?.listening) return;
-  server.closeAllConnections();
-  await new Promise((resolve) => server.close(resolve));
+  if (!served?.server.listening) return;
+  await served.close();
   await fake.close();
 }
 

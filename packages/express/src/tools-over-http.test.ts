@@ -1,5 +1,3 @@
-import type { Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { AgentService, openAIModels, staticTools } from '@agenthost/core';
 import {
   type FakeOpenAIReply,
@@ -10,18 +8,17 @@ import {
 } from '@agenthost/core/test';
 import { MemoryStore } from '@agenthost/storage';
 import { tool } from 'ai';
-import express from 'express';
 import { afterEach, beforeEach, describe, expect, test } from 'vitest';
 import { z } from 'zod';
 import { staticKeys } from './auth.js';
-import { createAgentRouter } from './router.js';
+import { type ServedRouter, serveRouter } from './test-served-router.js';
 
 // Several tools, tool history and approvals through the HTTP API: the real @ai-sdk/openai provider
 // (Chat Completions and Responses) against a loopback fake whose model calls tools as each input asks.
 const KEY = 'key-tools-0123456789abcdef';
 const OTHER = 'key-tools-other-0123456789';
 let fake: FakeOpenAIServer;
-let server: Server;
+let served: ServedRouter;
 let base: string;
 /** How many times each tool ran. */
 let ran: Record<'add' | 'now' | 'send_mail', number>;
@@ -95,25 +92,18 @@ async function serve(api: 'chat' | 'responses') {
     maxRetries: 0,
     runWaitMs: 200,
   });
-  const app = express();
-  app.use(
-    '/api/v1',
-    createAgentRouter(service, {
-      resolveKey: staticKeys([
-        { account: 'acme', key: KEY },
-        { account: 'other', key: OTHER },
-      ]),
-      logger: { error: () => {} },
-    }),
-  );
-  server = app.listen(0, '127.0.0.1');
-  await new Promise((resolve) => server.once('listening', resolve));
-  base = `http://127.0.0.1:${(server.address() as AddressInfo).port}/api/v1`;
+  served = await serveRouter(service, {
+    resolveKey: staticKeys([
+      { account: 'acme', key: KEY },
+      { account: 'other', key: OTHER },
+    ]),
+    logger: { error: () => {} },
+  });
+  base = served.base;
 }
 
 afterEach(async () => {
-  server.closeAllConnections();
-  await new Promise((resolve) => server.close(resolve));
+  await served.close();
   await fake.close();
 });
 

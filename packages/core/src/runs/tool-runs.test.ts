@@ -166,6 +166,28 @@ const weatherCall = { id: 'c1', name: 'getWeather', input: { city: 'Oslo' } };
 const searchCall = { id: 'c2', name: 'search', input: { q: 'fjords' } };
 const sendCall = { id: 'c3', name: 'send', input: { to: 'bob@example.com' } };
 
+/** What the model is sent after \`send\` ran for bob@example.com. */
+const SENT_RESULT = {
+  role: 'tool',
+  content: [
+    {
+      type: 'tool-result',
+      toolCallId: 'c3',
+      toolName: 'send',
+      output: { type: 'json', value: { sent: 'bob@example.com' } },
+    },
+  ],
+};
+
+/** The stored parts of a turn whose \`send\` call was approved, ran, and was answered "Sent.". */
+const sentTurnParts = (approvalId: string) => [
+  { type: 'tool-call', tool_call_id: 'c3', tool_name: 'send', input: { to: 'bob@example.com' } },
+  { type: 'tool-approval-request', approval_id: approvalId, tool_call_id: 'c3' },
+  { type: 'tool-approval-response', approval_id: approvalId, approved: true },
+  { type: 'tool-result', tool_call_id: 'c3', tool_name: 'send', output: { sent: 'bob@example.com' } },
+  { type: 'text', text: 'Sent.' },
+];
+
 describe('several tools in one run', () => {
   test('two integrations are called in one run; tools_used lists both, and the turn keeps its parts', async () => {
     const { service } = await setUp([{ calls: [weatherCall] }, { calls: [searchCall] }, { text: 'Sunny; fjords.' }], {
@@ -406,17 +428,7 @@ describe('approval of tool calls', () => {
       metadata: metadata(['mail'], 2),
     });
     expect(executed).toStrictEqual(['send bob@example.com']);
-    expect(prompts[1]?.at(-1)).toEqual({
-      role: 'tool',
-      content: [
-        {
-          type: 'tool-result',
-          toolCallId: 'c3',
-          toolName: 'send',
-          output: { type: 'json', value: { sent: 'bob@example.com' } },
-        },
-      ],
-    });
+    expect(prompts[1]?.at(-1)).toEqual(SENT_RESULT);
     const session = await service.getSession(ACME, AGENT, 's');
     expect([session.pending_approvals, session.messages]).toStrictEqual([
       [],
@@ -425,13 +437,7 @@ describe('approval of tool calls', () => {
         {
           role: 'assistant',
           content: 'Sent.',
-          parts: [
-            { type: 'tool-call', tool_call_id: 'c3', tool_name: 'send', input: { to: 'bob@example.com' } },
-            { type: 'tool-approval-request', approval_id: approvalId, tool_call_id: 'c3' },
-            { type: 'tool-approval-response', approval_id: approvalId, approved: true },
-            { type: 'tool-result', tool_call_id: 'c3', tool_name: 'send', output: { sent: 'bob@example.com' } },
-            { type: 'text', text: 'Sent.' },
-          ],
+          parts: sentTurnParts(approvalId),
           created_at: AT,
         },
       ],
@@ -461,30 +467,11 @@ describe('approval of tool calls', () => {
     // Sent again (whatever the body says now), the turn goes on from the kept result.
     const done = await service.respondToApproval(ACME, AGENT, 's', approvalId, { approve: false });
     expect([done.status, done.output, executed]).toStrictEqual(['completed', 'Sent.', ['send bob@example.com']]);
-    expect(prompts[2]?.at(-1)).toEqual({
-      role: 'tool',
-      content: [
-        {
-          type: 'tool-result',
-          toolCallId: 'c3',
-          toolName: 'send',
-          output: { type: 'json', value: { sent: 'bob@example.com' } },
-        },
-      ],
-    });
+    expect(prompts[2]?.at(-1)).toEqual(SENT_RESULT);
     const session = await service.getSession(ACME, AGENT, 's');
     expect([session.pending_approvals, session.messages.map((m) => m.parts)]).toStrictEqual([
       [],
-      [
-        [{ type: 'text', text: 'Mail Bob' }],
-        [
-          { type: 'tool-call', tool_call_id: 'c3', tool_name: 'send', input: { to: 'bob@example.com' } },
-          { type: 'tool-approval-request', approval_id: approvalId, tool_call_id: 'c3' },
-          { type: 'tool-approval-response', approval_id: approvalId, approved: true },
-          { type: 'tool-result', tool_call_id: 'c3', tool_name: 'send', output: { sent: 'bob@example.com' } },
-          { type: 'text', text: 'Sent.' },
-        ],
-      ],
+      [[{ type: 'text', text: 'Mail Bob' }], sentTurnParts(approvalId)],
     ]);
   });
 
