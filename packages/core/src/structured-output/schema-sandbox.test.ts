@@ -190,10 +190,11 @@ describe('SchemaSandbox: limits', () => {
   test('a schema that needs more memory than a worker has is stopped, and the sandbox goes on', async () => {
     const tight = new SchemaSandbox({ memoryMb: 16 });
     try {
-      // Compiled into code, some 4 MB of enum values need more than a 16 MB heap. Node 20 stops
-      // the worker at its heap cap (after one more try on a fresh worker: a 400); newer V8s collect
-      // garbage near the cap until the deadline stops the worker (a 503). Either way it is bounded.
-      const hungry = text({ enum: Array.from({ length: 40_000 }, (_, i) => `${i}-${'x'.repeat(100)}`) });
+      // Some 13 MB of enum values (as text, parsed, then compiled into code) need well over a 16 MB
+      // heap (4 MB sometimes fitted). Node 20 stops the worker at its heap cap (after one more try on a
+      // fresh worker: a 400); newer V8s collect garbage near the cap until the deadline stops the worker
+      // (a 503). Either way it is bounded.
+      const hungry = text({ enum: Array.from({ length: 120_000 }, (_, i) => `${i}-${'x'.repeat(100)}`) });
       const error = await rejection(tight.check('acme', hungry));
       expect([
         {
