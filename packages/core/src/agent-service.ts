@@ -14,7 +14,10 @@ import type {
   AgentRecord,
   AgentVersion,
   AgentVersionList,
+  BackgroundRun,
+  RunEventRecord,
   RunEvents,
+  RunList,
   RunResult,
   SessionList,
   SessionWithMessages,
@@ -35,7 +38,7 @@ import { type AgentServiceOptions, type ServiceSettings, serviceSettings } from 
 
 export type { AgentListOptions, PageOptions } from './paging.js';
 export type { RunObservation } from './runs/run-observer.js';
-export type { AgentServiceOptions } from './service-options.js';
+export type { AgentServiceOptions, BackgroundRunLimits } from './service-options.js';
 
 /** Options of one run. */
 export interface RunOptions {
@@ -266,6 +269,75 @@ export class AgentService {
   ): Promise<RunEvents> {
     const request = approvalRequest(accountId, agentId, sessionId, approvalId, input, options);
     return streamApprovalResponse(this.#settings, request);
+  }
+
+  /**
+   * Starts a run in the background and answers at once with it (`queued`): the run goes on without
+   * the caller, on this server, its events kept in the run store so any server sharing it can serve
+   * them ({@link runEvents}), its status ({@link getRun}) and a cancel ({@link cancelRun}). The input
+   * and the agent are checked first (those failures throw here); later failures end the run `failed`.
+   * @throws NotFoundError; InvalidInputError; RateLimitedError when the account has `maxInFlight` runs in flight.
+   */
+  async startRun(
+    accountId: string,
+    agentId: string,
+    input: RunAgentInput,
+    options: Pick<RunOptions, 'history'> = {},
+  ): Promise<BackgroundRun> {
+    throw new Error(`not implemented ${accountId} ${agentId} ${String(input)} ${String(options)}`);
+  }
+
+  /**
+   * A background run of the account, with its result once finished.
+   * @throws NotFoundError when there is no such run or it belongs to another account (the same error).
+   */
+  async getRun(accountId: string, runId: string): Promise<BackgroundRun> {
+    throw new Error(`not implemented ${accountId} ${runId}`);
+  }
+
+  /**
+   * An agent's background runs, newest first, a page at a time.
+   * @throws NotFoundError for an unknown agent; InvalidInputError for a bad `limit` or `cursor`.
+   */
+  async listRuns(accountId: string, agentId: string, options: PageOptions = {}): Promise<RunList> {
+    throw new Error(`not implemented ${accountId} ${agentId} ${String(options)}`);
+  }
+
+  /**
+   * A background run's events with an id above `after` (default 0: all), as they are written, from
+   * whichever server runs it; the iteration ends after the run's last event (`done` or `error`).
+   * A finished run whose events expired yields its last event only, rebuilt from its record.
+   * @throws NotFoundError (before any event); InvalidInputError for a bad `after`.
+   */
+  async runEvents(
+    accountId: string,
+    runId: string,
+    options: { after?: number; signal?: AbortSignal } = {},
+  ): Promise<AsyncIterable<RunEventRecord>> {
+    throw new Error(`not implemented ${accountId} ${runId} ${String(options)}`);
+  }
+
+  /**
+   * Cancels a background run, from any server: the server running it stops it within about a second
+   * and it stores nothing of its turn. Answers once the run has finished (or after about two seconds,
+   * still `cancel`ling); a finished run is answered as it is.
+   * @throws NotFoundError.
+   */
+  async cancelRun(accountId: string, runId: string): Promise<BackgroundRun> {
+    throw new Error(`not implemented ${accountId} ${runId}`);
+  }
+
+  /** How many background runs this service is running now, by status (for metrics). */
+  backgroundRunCounts(): { queued: number; running: number } {
+    return { queued: 0, running: 0 };
+  }
+
+  /**
+   * Stops the service's timers; waits up to `graceMs` (default 0) for its background runs to finish,
+   * then stops those still running (`failed`, `server_lost`: nothing of their turn is stored).
+   */
+  async close(options: { graceMs?: number } = {}): Promise<void> {
+    void options;
   }
 
   /**

@@ -49,6 +49,7 @@ export type { HostSecretStore } from './ports/host-secret-store.js';
 export type { IdempotencyRecord, IdempotencyStore } from './ports/idempotency-store.js';
 export type { AcquireOptions, Lease, LockProvider } from './ports/lock-provider.js';
 export type { ChatModel, ModelInfo, ModelProvider } from './ports/model-provider.js';
+export type { RunChange, RunPage, RunSignal, RunStore, StoredRun } from './ports/run-store.js';
 export type { ToolProvider } from './ports/tool-provider.js';
 export type {
   AgentConfig,
@@ -56,15 +57,21 @@ export type {
   AgentRecord,
   AgentVersion,
   AgentVersionList,
+  BackgroundRun,
+  BackgroundRunEvent,
   FilePart,
   ImagePart,
   MessagePart,
   PendingApproval,
   PendingTurn,
   RunEvent,
+  RunEventRecord,
   RunEvents,
+  RunFailure,
+  RunList,
   RunMetadata,
   RunResult,
+  RunStatus,
   SessionInfo,
   SessionList,
   SessionMessage,

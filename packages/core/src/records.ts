@@ -256,3 +256,50 @@ export interface RunResult {
   pending_approvals: PendingApproval[];
   metadata: RunMetadata;
 }
+
+/**
+ * Where a background run is: `queued` (accepted, waiting for its session), `running`, or finished:
+ * `completed`, `requires_approval` (stopped for tool calls that wait for approval), `failed`,
+ * `cancelled`.
+ */
+export type RunStatus = 'queued' | 'running' | 'completed' | 'failed' | 'cancelled' | 'requires_approval';
+
+/** Why a run failed or was cancelled: a stable code (`cancelled`, `server_lost`, or a run error's) and a message. */
+export interface RunFailure {
+  code: string;
+  message: string;
+}
+
+/** An event of a background run: a streamed run's event, or the `error` that ended it. */
+export type BackgroundRunEvent = RunEvent | { type: 'error'; code: string; message: string };
+
+/** A background run's event and its id: 1, 2, 3... in the order the run wrote them. */
+export interface RunEventRecord {
+  id: number;
+  event: BackgroundRunEvent;
+}
+
+/** A background run as clients see it. */
+export interface BackgroundRun {
+  run_id: string;
+  agent_id: string;
+  session_id: string;
+  status: RunStatus;
+  /** ISO 8601 times; `started_at` once it took its session, `finished_at` once it finished. */
+  created_at: string;
+  started_at: string | null;
+  finished_at: string | null;
+  /** Once `completed` or `requires_approval`: the same result a plain run returns. */
+  result: RunResult | null;
+  /** Once `failed` or `cancelled`: why. */
+  error: RunFailure | null;
+  /** The id of the run's last event so far (0 before the first). */
+  last_event_id: number;
+}
+
+/** One page of an agent's background runs, newest first. */
+export interface RunList {
+  runs: BackgroundRun[];
+  /** Pass as `cursor` for the next (older) page; `null` at the end. */
+  next_cursor: string | null;
+}

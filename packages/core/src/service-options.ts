@@ -4,6 +4,7 @@ import { inProcessLocks } from './locks/in-process-locks.js';
 import type { AgentStore } from './ports/agent-store.js';
 import type { LockProvider } from './ports/lock-provider.js';
 import type { ModelProvider } from './ports/model-provider.js';
+import type { RunStore } from './ports/run-store.js';
 import type { ToolProvider } from './ports/tool-provider.js';
 import { DEFAULT_MAX_OUTPUT_TOKENS } from './run-limits.js';
 import { type RunObservation, type RunObserver, runObserver } from './runs/run-observer.js';
@@ -60,6 +61,31 @@ export interface AgentServiceOptions {
    * threads with deadlines and memory caps (default: the process's shared sandbox).
    */
   schemaSandbox?: SchemaSandbox;
+  /**
+   * Where background runs, their events and the signals between servers live (default: in this
+   * process). Servers that share a store must share this too (see `@agenthost/storage`'s `openStore`).
+   * Given, the service watches for runs whose server was lost from the start; otherwise from its first
+   * background run.
+   */
+  runs?: RunStore;
+  /** Limits of background runs. */
+  backgroundRuns?: BackgroundRunLimits;
+}
+
+/** Limits of background runs (`AgentService.startRun`). */
+export interface BackgroundRunLimits {
+  /** Background runs one account may have queued or running at once, on all servers (default 16). */
+  maxInFlight?: number;
+  /** How long a finished run's events can still be read, in ms (default 3 600 000: an hour). */
+  eventRetentionMs?: number;
+  /** How long a finished run can still be read, in ms (default 604 800 000: a week). */
+  recordRetentionMs?: number;
+  /**
+   * The lease of a running run, in ms (default 10 000): the server running it renews it every third
+   * of that; a run whose lease ran out is marked `failed` (`server_lost`) by any server within about
+   * half a lease more.
+   */
+  leaseMs?: number;
 }
 
 /** The options of a service, checked, with their defaults: what the service and its runs read. */

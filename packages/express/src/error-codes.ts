@@ -38,6 +38,7 @@ export const STATUS_BY_CODE: Readonly<Record<HttpErrorCode, number>> = Object.fr
   method_not_allowed: 405,
   request_timeout: 408,
   conflict: 409,
+  cancelled: 409,
   payload_too_large: 413,
   unsupported_media_type: 415,
   expectation_failed: 417,
@@ -50,6 +51,7 @@ export const STATUS_BY_CODE: Readonly<Record<HttpErrorCode, number>> = Object.fr
   storage_unavailable: 503,
   provider_rate_limited: 503,
   not_ready: 503,
+  server_lost: 503,
   provider_timeout: 504,
 });
 

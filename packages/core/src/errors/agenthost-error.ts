@@ -17,7 +17,11 @@ export type ErrorCode =
   | 'provider_error'
   | 'provider_rate_limited'
   | 'provider_timeout'
-  | 'internal';
+  | 'internal'
+  /** A background run that was cancelled (its `error`, and its last event's). */
+  | 'cancelled'
+  /** A background run whose server stopped or vanished before it finished. */
+  | 'server_lost';
 
 /** One offending field of a rejected input: a message for people and the path to the field. */
 export interface FieldIssue {

@@ -1,0 +1,109 @@
+import type { RunEventRecord, RunFailure, RunResult, RunStatus } from '../records.js';
+
+export type { BackgroundRunEvent, RunEventRecord, RunFailure, RunStatus } from '../records.js';
+
+/** A background run as a {@link RunStore} keeps it. */
+export interface StoredRun {
+  run_id: string;
+  account_id: string;
+  agent_id: string;
+  session_id: string;
+  status: RunStatus;
+  /** ISO 8601 times. */
+  created_at: string;
+  started_at: string | null;
+  finished_at: string | null;
+  /** The run's result once it is `completed` or `requires_approval`. */
+  result: RunResult | null;
+  /** Why it is `failed` or `cancelled`. */
+  error: RunFailure | null;
+  /** The id of the last event the run wrote (0 before the first). */
+  last_event_id: number;
+  /** Whether someone asked to cancel it. */
+  cancel_requested: boolean;
+  /** The server (an `AgentService`) running it. */
+  owner: string;
+  /** Until when (epoch ms) the owner's lease runs: an unfinished run whose lease ran out is lost. */
+  lease_until: number;
+  /** Once finished: when (epoch ms) its events may be deleted. */
+  events_expire_at: number | null;
+  /** Once finished: when (epoch ms) the run itself may be deleted. */
+  expires_at: number | null;
+}
+
+/** The fields of a stored run that {@link RunStore.updateRun} may change. */
+export type RunChange = Partial<
+  Pick<
+    StoredRun,
+    | 'status'
+    | 'started_at'
+    | 'finished_at'
+    | 'result'
+    | 'error'
+    | 'last_event_id'
+    | 'cancel_requested'
+    | 'lease_until'
+    | 'events_expire_at'
+    | 'expires_at'
+  >
+>;
+
+/** What is said about a run to every server: new events up to `id`, a cancel request, or its end. */
+export type RunSignal = { type: 'events'; id: number } | { type: 'cancel' } | { type: 'end' };
+
+/** One page of an agent's runs, newest first. */
+export interface RunPage {
+  runs: StoredRun[];
+  /** Pass as `before` for the next (older) page; absent at the end. */
+  next?: number;
+}
+
+/**
+ * The background-run port: run records, their events, and signals between the servers that share
+ * the store. Every server sharing a store must share its run store, so that any of them can serve a
+ * run's status, events and cancel.
+ *
+ * A store must guarantee:
+ * - **Atomic changes**: `createRun` checks the account's limit and stores the run as one step;
+ *   `updateRun` applies a change only when the run's status is one of `from`, as one step.
+ * - **Ordered events**: `readEvents` returns a run's events in id order, each once.
+ * - **Retention**: a finished run's events may be dropped after its `events_expire_at`, the run after
+ *   its `expires_at` (by the store's own expiry, or when `purge` runs), never before.
+ * - **Signals are hints**: a signal may be lost (a reconnecting connection); readers also poll.
+ */
+export interface RunStore {
+  /**
+   * Stores a new unfinished run, unless the account already has `maxInFlight` runs queued or running.
+   * @returns `false` (and stores nothing) when the limit is reached.
+   */
+  createRun(run: StoredRun, options: { maxInFlight: number }): Promise<boolean>;
+  /** The run, when it exists and belongs to the account. */
+  getRun(accountId: string, runId: string): Promise<StoredRun | undefined>;
+  /** An agent's runs, newest first (by `created_at`, then id), those created before the cursor `before`. */
+  listRuns(accountId: string, agentId: string, options: { limit: number; before?: number }): Promise<RunPage>;
+  /**
+   * Applies `change` to the run when its status is one of `from`, atomically. A change to a finished
+   * status also stops counting the run against its account's in-flight limit.
+   * @returns the run after the change, or `undefined` when there is no such run or its status is not in `from`.
+   */
+  updateRun(
+    accountId: string,
+    runId: string,
+    from: readonly RunStatus[],
+    change: RunChange,
+  ): Promise<StoredRun | undefined>;
+  /** Appends events (ids continuing the run's last, in order) to the run's events. */
+  appendEvents(runId: string, events: readonly RunEventRecord[]): Promise<void>;
+  /** Up to `limit` of the run's events with an id above `after`, in order (none once they expired). */
+  readEvents(runId: string, after: number, limit: number): Promise<RunEventRecord[]>;
+  /** Tells every server sharing the store (this one too) about the run. */
+  publish(runId: string, signal: RunSignal): Promise<void>;
+  /** Calls `listener` with each signal about the run, from any server, until the returned function is called. */
+  subscribe(runId: string, listener: (signal: RunSignal) => void): Promise<() => Promise<void>>;
+  /** Up to `limit` unfinished runs whose `lease_until` is before `now`. */
+  expiredRuns(now: number, limit: number): Promise<StoredRun[]>;
+  /** Deletes what is past its retention at `now` (a store whose keys expire by themselves does nothing). */
+  purge(now: number): Promise<void>;
+  /** Releases connections and timers. */
+  close?(): Promise<void>;
+}
