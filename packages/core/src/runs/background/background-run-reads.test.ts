@@ -1,7 +1,7 @@
 import { afterEach, beforeEach, describe, expect, test, vi } from 'vitest';
 import type { AgentService } from '../../agent-service.js';
 import { agentHostError } from '../../testing/rejection.js';
-import { type BackgroundFixture, backgroundFixture, collectEvents } from './background-test-kit.js';
+import { type BackgroundFixture, backgroundFixture, collectEvents, runStoreView } from './background-test-kit.js';
 
 const ACME = 'acme';
 let f: BackgroundFixture;
@@ -120,5 +120,29 @@ describe('reading background runs', () => {
       'two',
     ]);
     expect((await collectEvents(await svc.runEvents(ACME, first.run_id))).at(-1)?.event.type).toBe('done');
+  });
+
+  test('a server whose store cannot subscribe or publish now still reads every event and cancels, by polling', async () => {
+    // The owner learns of the cancel from its lease renewal (every third of a lease), as no signal comes.
+    const owner = f.service({ backgroundRuns: { leaseMs: 900 } });
+    const down = () => Promise.reject(new Error('signal connection reconnecting'));
+    const reader = f.service({ runs: runStoreView(f.runs, { subscribe: down, publish: down }) });
+    const agentId = await agent(owner, 'slow');
+    const first = await owner.startRun(ACME, agentId, { input: 'one' });
+    await f.slow.started(1);
+    f.slow.send('Hel');
+    f.slow.send('lo');
+    f.slow.finish();
+    const events = await collectEvents(await reader.runEvents(ACME, first.run_id));
+    const text = events.map(({ event }) => (event.type === 'text-delta' ? event.delta : '')).join('');
+    expect({ text, last: events.at(-1)?.event.type }).toStrictEqual({ text: 'Hello', last: 'done' });
+    expect(events.map((e) => e.id)).toStrictEqual(events.map((_, i) => i + 1));
+    const second = await owner.startRun(ACME, agentId, { input: 'two' });
+    await f.slow.started(2);
+    const cancelled = await reader.cancelRun(ACME, second.run_id);
+    expect({ status: cancelled.status, error: cancelled.error }).toStrictEqual({
+      status: 'cancelled',
+      error: { code: 'cancelled', message: 'The run was cancelled' },
+    });
   });
 });

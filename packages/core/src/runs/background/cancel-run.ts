@@ -1,5 +1,6 @@
 import type { RunStore, StoredRun } from '../../ports/run-store.js';
 import { findRun } from './find-run.js';
+import { hint, listenForHints } from './run-hints.js';
 import { isFinishedRun, UNFINISHED_RUN_STATUSES } from './run-states.js';
 
 /** How long a cancel waits for the run to end before it answers with the run as it is. */
@@ -18,14 +19,14 @@ export async function cancelRun(runs: RunStore, accountId: string, runId: string
   if (isFinishedRun(run.status)) return run;
   let ended = false;
   let wake = () => {};
-  const unsubscribe = await runs.subscribe(runId, (signal) => {
+  const unsubscribe = await listenForHints(runs, runId, (signal) => {
     if (signal.type !== 'end') return;
     ended = true;
     wake();
   });
   try {
     const marked = await runs.updateRun(accountId, runId, UNFINISHED_RUN_STATUSES, { cancel_requested: true });
-    if (marked) await runs.publish(runId, { type: 'cancel' });
+    if (marked) await hint(runs, runId, { type: 'cancel' });
     const deadline = Date.now() + CANCEL_WAIT_MS;
     for (;;) {
       const now = await findRun(runs, accountId, runId);

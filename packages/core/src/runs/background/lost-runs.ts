@@ -1,5 +1,6 @@
 import type { RunStore, StoredRun } from '../../ports/run-store.js';
 import type { RunFailure } from '../../records.js';
+import { hint } from './run-hints.js';
 import { UNFINISHED_RUN_STATUSES } from './run-states.js';
 import { errorEvent, expiryAt } from './run-views.js';
 
@@ -40,8 +41,9 @@ export async function markLost(
   };
   const ended = await runs.updateRun(run.account_id, run.run_id, UNFINISHED_RUN_STATUSES, change);
   if (!ended) return false;
-  await runs.appendEvents(run.run_id, [{ id, event: errorEvent(SERVER_LOST) }]);
-  await runs.publish(run.run_id, { type: 'events', id });
-  await runs.publish(run.run_id, { type: 'end' });
+  // The record is the truth: an event that cannot be stored now is rebuilt from it by its readers.
+  await runs.appendEvents(run.run_id, [{ id, event: errorEvent(SERVER_LOST) }]).catch(() => undefined);
+  await hint(runs, run.run_id, { type: 'events', id });
+  await hint(runs, run.run_id, { type: 'end' });
   return true;
 }

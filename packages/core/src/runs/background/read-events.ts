@@ -2,6 +2,7 @@ import type { RunStore } from '../../ports/run-store.js';
 import type { RunEventRecord } from '../../records.js';
 import { invalidField } from '../../validation.js';
 import { findRun } from './find-run.js';
+import { listenForHints } from './run-hints.js';
 import { isFinishedRun } from './run-states.js';
 import { lastEventOf } from './run-views.js';
 
@@ -47,7 +48,7 @@ async function* followEvents(
   signal: AbortSignal | undefined,
 ): AsyncGenerator<RunEventRecord> {
   const waiter = new SignalWaiter();
-  const unsubscribe = await runs.subscribe(runId, () => waiter.wake());
+  const unsubscribe = await listenForHints(runs, runId, () => waiter.wake());
   try {
     while (!signal?.aborted) {
       waiter.reset();
