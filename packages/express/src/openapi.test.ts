@@ -113,6 +113,10 @@ describe('the document: routes, scopes and servers', () => {
       'POST /agents/{agentId}/run': 'agents:run',
       'POST /agents/{agentId}/chat': 'agents:run',
       'POST /agents/{agentId}/sessions/{sessionId}/approvals/{approvalId}': 'agents:run',
+      'GET /agents/{agentId}/runs': 'agents:read',
+      'GET /runs/{runId}': 'agents:read',
+      'GET /runs/{runId}/events': 'agents:read',
+      'POST /runs/{runId}/cancel': 'agents:run',
       'GET /agents/{agentId}/sessions': 'agents:read',
       'GET /agents/{agentId}/sessions/{sessionId}': 'agents:read',
       'DELETE /agents/{agentId}/sessions/{sessionId}': 'agents:write',
@@ -160,10 +164,11 @@ describe('the document: request bodies', () => {
       ...aliases,
     });
     expect(withoutDescriptions(schemas.RunAgentInput!.properties)).toStrictEqual(converted(runAgentBodySchema));
-    // The run body is core's run input and the transport's `stream` flag.
+    // The run body is core's run input and the transport's `stream` and `background` flags.
     expect(converted(runAgentBodySchema)).toStrictEqual({
       ...converted(runAgentInputSchema),
       stream: { type: ['boolean', 'null'] },
+      background: { type: ['boolean', 'null'] },
     });
     const { config, ...update } = schemas.UpdateAgentInput!.properties;
     expect(withoutDescriptions(update)).toStrictEqual({ ...converted(updateAgentInputSchema), ...aliases });
@@ -197,6 +202,8 @@ describe('the document: request bodies', () => {
           { input: 'hi', session_id: 'bad id' },
           { input: 'hi', json_format: 3 },
           { input: 'hi', stream: 'yes' },
+          { input: 'hi', stream: true, background: true },
+          { input: 'hi', background: 'yes' },
         ],
       ],
       [
