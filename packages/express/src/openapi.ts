@@ -68,6 +68,8 @@ function requestSchemas(): Record<string, Json> {
     json_format:
       'A JSON Schema, as an object or as its JSON text (at most 32 768 characters); `output` is then JSON that validates against it',
     stream: '`true` answers with server-sent events instead of JSON',
+    background:
+      '`true` starts a background run: the answer is 202 at once with the run object, and the run goes on without the caller (with `stream`, its events follow the run object)',
   });
   // The zod schema needs one of the two through a refinement, which JSON Schema cannot take from it.
   run.anyOf = [{ required: ['input'] }, { required: ['input_data'] }];
@@ -90,7 +92,7 @@ A key authenticates one account, which sees only its own agents. A key may be li
 request without a valid key gets 401 whatever else is wrong with it.
 
 **Envelope.** Every answer is JSON (\`application/json; charset=utf-8\`), streamed runs excepted: on success
-\`{"success": true, "data": ..., "status": 200}\`, on failure \`{"success": false, "error": "...", "code": "...",
+\`{"success": true, "data": ..., "status": 200}\` (202 for a background run's start), on failure \`{"success": false, "error": "...", "code": "...",
 "details"?: {...}, "status": <the HTTP status>}\`. \`code\` is a stable machine code (\`rate_limited\`,
 \`storage_unavailable\`, \`provider_rate_limited\`...; the \`ErrorEnvelope\` schema lists them all), so two answers
 of one status can be told apart. Validation errors carry \`details\`, one \`{message, path}\` per offending
@@ -127,7 +129,7 @@ function buildDocument(): Json {
       {
         name: 'Runs',
         description:
-          'Run an agent, as one JSON answer or as server-sent events, and answer its tool calls that wait for approval',
+          'Run an agent, as one JSON answer or as server-sent events, or in the background (read, resume and cancel it from any server); answer its tool calls that wait for approval',
       },
       { name: 'Sessions', description: "An agent's conversations and their messages" },
       { name: 'Discovery', description: 'The models and tool integrations agents may use' },
