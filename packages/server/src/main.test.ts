@@ -106,7 +106,7 @@ describe('the standalone server', () => {
     server.child.kill('SIGTERM');
     expect(await server.exited).toBe(0);
     expect(server.stdout()).toContain(
-      'agenthost: SIGTERM received, finishing in-flight requests (up to 25000 ms)\nagenthost: stopped\n',
+      'agenthost: SIGTERM received, finishing in-flight requests and background runs (up to 25000 ms)\nagenthost: stopped\n',
     );
     await expect(fetch(`${server.url}/agents`)).rejects.toThrow();
   });
