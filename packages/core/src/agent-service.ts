@@ -23,6 +23,7 @@ import type {
   SessionWithMessages,
 } from './records.js';
 import { type ApprovalRequest, respondToApproval, streamApprovalResponse } from './runs/approvals.js';
+import { BackgroundRuns } from './runs/background/background-runs.js';
 import { partsOf } from './runs/message-parts.js';
 import { runAgent } from './runs/run-agent.js';
 import { lockSession } from './runs/session-lock.js';
@@ -66,10 +67,12 @@ export interface RunOptions {
  */
 export class AgentService {
   readonly #settings: ServiceSettings;
+  readonly #background: BackgroundRuns;
 
   /** @throws TypeError for a missing store or models, or an option out of range. */
   constructor(options: AgentServiceOptions) {
     this.#settings = serviceSettings(options);
+    this.#background = new BackgroundRuns(this.#settings);
   }
 
   /** The model names agents may use. */
@@ -284,7 +287,7 @@ export class AgentService {
     input: RunAgentInput,
     options: Pick<RunOptions, 'history'> = {},
   ): Promise<BackgroundRun> {
-    throw new Error(`not implemented ${accountId} ${agentId} ${String(input)} ${String(options)}`);
+    return this.#background.start(accountId, agentId, input, options.history);
   }
 
   /**
@@ -292,7 +295,7 @@ export class AgentService {
    * @throws NotFoundError when there is no such run or it belongs to another account (the same error).
    */
   async getRun(accountId: string, runId: string): Promise<BackgroundRun> {
-    throw new Error(`not implemented ${accountId} ${runId}`);
+    return this.#background.get(accountId, runId);
   }
 
   /**
@@ -300,7 +303,7 @@ export class AgentService {
    * @throws NotFoundError for an unknown agent; InvalidInputError for a bad `limit` or `cursor`.
    */
   async listRuns(accountId: string, agentId: string, options: PageOptions = {}): Promise<RunList> {
-    throw new Error(`not implemented ${accountId} ${agentId} ${String(options)}`);
+    return this.#background.list(accountId, agentId, options);
   }
 
   /**
@@ -314,7 +317,7 @@ export class AgentService {
     runId: string,
     options: { after?: number; signal?: AbortSignal } = {},
   ): Promise<AsyncIterable<RunEventRecord>> {
-    throw new Error(`not implemented ${accountId} ${runId} ${String(options)}`);
+    return this.#background.events(accountId, runId, options);
   }
 
   /**
@@ -324,20 +327,25 @@ export class AgentService {
    * @throws NotFoundError.
    */
   async cancelRun(accountId: string, runId: string): Promise<BackgroundRun> {
-    throw new Error(`not implemented ${accountId} ${runId}`);
+    return this.#background.cancel(accountId, runId);
   }
 
   /** How many background runs this service is running now, by status (for metrics). */
   backgroundRunCounts(): { queued: number; running: number } {
-    return { queued: 0, running: 0 };
+    return this.#background.counts();
   }
 
   /**
    * Stops the service's timers; waits up to `graceMs` (default 0) for its background runs to finish,
-   * then stops those still running (`failed`, `server_lost`: nothing of their turn is stored).
+   * then stops those still running (`failed`, `server_lost`: nothing of their turn is stored). A
+   * background run started after it is refused (`OverloadedError`).
+   * @throws TypeError for a `graceMs` that is not a non-negative number.
    */
   async close(options: { graceMs?: number } = {}): Promise<void> {
-    void options;
+    const graceMs = options.graceMs ?? 0;
+    if (typeof graceMs !== 'number' || !(graceMs >= 0))
+      throw new TypeError('AgentService: graceMs must be a non-negative number');
+    await this.#background.close(Math.min(graceMs, 2 ** 31 - 1));
   }
 
   /**

@@ -7,6 +7,7 @@ import type { ModelProvider } from './ports/model-provider.js';
 import type { RunStore } from './ports/run-store.js';
 import type { ToolProvider } from './ports/tool-provider.js';
 import { DEFAULT_MAX_OUTPUT_TOKENS } from './run-limits.js';
+import { InProcessRunStore } from './runs/background/in-process-run-store.js';
 import { type RunObservation, type RunObserver, runObserver } from './runs/run-observer.js';
 import { modelCallTelemetry, noRunTracer, openTelemetryRunTracer, type RunTracer } from './runs/telemetry.js';
 import { type SchemaSandbox, sharedSchemaSandbox } from './structured-output/schema-sandbox.js';
@@ -111,6 +112,11 @@ export interface ServiceSettings {
   tracer: RunTracer;
   /** The AI SDK's telemetry settings of each model call. */
   modelCallTelemetry: TelemetryOptions;
+  /** Where background runs live: the one given, or one in this process. */
+  runs: RunStore;
+  /** Whether `runs` was given (the service watches it for lost runs from the start), or made here. */
+  runsGiven: boolean;
+  backgroundRuns: Required<BackgroundRunLimits>;
 }
 
 /** Longest delay a Node timer can hold; longer ones fire at once. */
@@ -162,5 +168,18 @@ export function serviceSettings(options: AgentServiceOptions): ServiceSettings {
     observer: runObserver(options.models, options.onRunFinished),
     tracer: telemetry ? openTelemetryRunTracer() : noRunTracer,
     modelCallTelemetry: modelCallTelemetry(telemetry),
+    runs: options.runs ?? new InProcessRunStore(),
+    runsGiven: options.runs !== undefined,
+    backgroundRuns: backgroundRunLimits(options.backgroundRuns ?? {}),
+  };
+}
+
+/** The limits of background runs, checked, with their defaults. */
+function backgroundRunLimits(limits: BackgroundRunLimits): Required<BackgroundRunLimits> {
+  return {
+    maxInFlight: positiveInteger('backgroundRuns.maxInFlight', limits.maxInFlight, 16),
+    eventRetentionMs: positiveInteger('backgroundRuns.eventRetentionMs', limits.eventRetentionMs, 3_600_000),
+    recordRetentionMs: positiveInteger('backgroundRuns.recordRetentionMs', limits.recordRetentionMs, 604_800_000),
+    leaseMs: positiveInteger('backgroundRuns.leaseMs', limits.leaseMs, 10_000, MAX_TIMER_MS),
   };
 }

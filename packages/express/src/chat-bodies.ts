@@ -12,7 +12,7 @@ import {
 import { z } from 'zod';
 import { agentFirst } from './agent-first.js';
 import { type UiPart, uiMessageInput } from './chat-input-parts.js';
-import { requestComponents } from './http-bodies.js';
+import { backgroundField, requestComponents } from './http-bodies.js';
 import { isObject } from './is-object.js';
 
 /**
@@ -24,6 +24,10 @@ import { isObject } from './is-object.js';
 const sessionId = runSessionIdSchema.describe('The session to continue; a new session when absent');
 
 const version = runVersionSchema.describe("The agent's version to run on; its current version when absent");
+
+const background = backgroundField.describe(
+  '`true` starts a background run on the last user message and answers at once (202) with the run object',
+);
 
 const role = z.enum(['user', 'assistant', 'system'], { error: 'role must be "user", "assistant" or "system"' });
 
@@ -51,6 +55,7 @@ export const uiChatBodySchema = z
     messageId: z.string({ error: 'messageId must be a string' }).optional(),
     session_id: sessionId,
     version,
+    background,
   })
   .describe('The AI SDK (`DefaultChatTransport`) shape; answered with the UI message stream');
 
@@ -64,6 +69,7 @@ export const truffleChatBodySchema = z
       .min(1, 'messages must not be empty'),
     session_id: sessionId,
     version,
+    background,
   })
   .describe('The `truffle-ai` SDK shape; answered with JSON');
 

@@ -7,6 +7,7 @@ import { inputLogText } from './chat-input-parts.js';
 import type { EndpointOptions } from './endpoint-options.js';
 import { refusal } from './envelope.js';
 import { type ApiHandler, type ApiRequest, approvalLogInput, runLog } from './handlers.js';
+import { wantsBackground } from './http-bodies.js';
 import { errorResponse } from './http-errors.js';
 import { keepLog, send } from './request-state.js';
 import { type ResumedToolCalls, uiMessageStream } from './ui-message-stream.js';
@@ -109,11 +110,12 @@ async function sendUiStream(service: AgentService, req: Request, res: Response, 
 
 /**
  * The chat route: the AI SDK's shape (messages with `parts`) answered with its UI message stream;
- * the `truffle-ai` SDK's shape answered as JSON through `handler` (kept under `Idempotency-Key`).
+ * the `truffle-ai` SDK's shape, and either shape with `"background": true`, answered as JSON through
+ * `handler` (kept under `Idempotency-Key`).
  */
 export function chatEndpoint(service: AgentService, handler: ApiHandler, options: EndpointOptions): RequestHandler {
   return async function agentHostChat(req, res) {
-    if (!isUiChat(req.body)) {
+    if (!isUiChat(req.body) || wantsBackground(req.body)) {
       const response = await handler(apiRequest(req, res));
       keepLog(res, response.log, options.logContent);
       return send(req, res, response);

@@ -30,7 +30,7 @@ const BODY_LIMIT_BYTES = 64 * 1024;
 const FIXTURE_SESSION = 'fixture-session';
 const JSON_TYPE = 'application/json; charset=utf-8';
 const SSE_TYPE = 'text/event-stream; charset=utf-8';
-const SSE_EVENTS = new Set(['text-delta', 'tool-call', 'tool-result', 'tool-error', 'done', 'error']);
+const SSE_EVENTS = new Set(['text-delta', 'tool-call', 'tool-result', 'tool-error', 'done', 'error', 'run']);
 /** The AI SDK's UI message stream, as the chat route sends it. */
 const UI_STREAM_TYPE = 'text/event-stream';
 const UI_CHUNKS = new Set(['start', 'text-start', 'text-delta', 'text-end', 'finish', 'error']);
@@ -199,6 +199,7 @@ const runShape = fc.record(
     json_format: fieldValue(fc.oneof(schemas, deepSchemas, fc.anything({ maxDepth: 3 }))),
     stream: fieldValue(fc.boolean()),
     version: fieldValue(fc.oneof(fc.constantFrom(1, 2, 3, 0, -1, 1.5, 2 ** 53), fc.integer())),
+    background: fieldValue(fc.boolean()),
   },
   { requiredKeys: [] },
 );
@@ -224,6 +225,7 @@ const validRun = fc.record(
     stream: fc.boolean(),
     json_mode: fc.boolean(),
     json_format: satisfiable,
+    background: fc.boolean(),
   },
   { requiredKeys: ['input'] },
 );
@@ -261,6 +263,7 @@ const chatShape = fc.record(
     messages: fieldValue(fc.oneof(fc.array(uiMessage, { maxLength: 3 }), fc.array(truffleMessage, { maxLength: 3 }))),
     trigger: fieldValue(fc.constantFrom('submit-message', 'regenerate-message')),
     session_id: fieldValue(fc.constantFrom(FIXTURE_SESSION, 'fresh-1', 'bad id', '', 'x'.repeat(129))),
+    background: fieldValue(fc.boolean()),
   },
   { requiredKeys: [] },
 );
@@ -301,6 +304,7 @@ const validChat = fc.oneof(
     id: fc.constant('chat-1'),
     messages: chatText.map((t) => [{ id: 'u1', role: 'user', parts: [{ type: 'text', text: t }] }]),
     session_id: fc.constantFrom(FIXTURE_SESSION, 'fresh-3', null),
+    background: fc.boolean(),
   }),
   fc.record({
     messages: chatText.map((t) => [
@@ -309,6 +313,7 @@ const validChat = fc.oneof(
       { role: 'user', content: t },
     ]),
     session_id: fc.constantFrom(FIXTURE_SESSION, null),
+    background: fc.boolean(),
   }),
 );
 
@@ -693,12 +698,21 @@ const sessionRef: fc.Arbitrary<string> = fc.oneof(
 // ---------------------------------------------------------------------------------------------
 // The routes
 
+/** The fixture's background runs: the asking account's own (alpha's for an unknown key), alpha's and beta's. */
+interface RunIds {
+  own: string;
+  alpha: string;
+  beta: string;
+}
+
 interface Route {
   name: string;
   method: fc.Arbitrary<string>;
   /** Path under the mount point, from the path ids (and a number to pick one of several). */
-  path: (agent: string, session: string, pick: number) => string;
+  path: (agent: string, session: string, pick: number, runs: RunIds) => string;
   body: fc.Arbitrary<Body>;
+  /** Headers of the route's own, from the number that picks. */
+  headers?: (pick: number) => Record<string, string>;
 }
 
 const getBodies = bodies(noShape, fc.constant({}), ['name', 'input']);
@@ -728,6 +742,47 @@ const VERSION_SEGMENTS = [
   'x'.repeat(300),
 ];
 const versionSegment = (pick: number) => VERSION_SEGMENTS[pick % VERSION_SEGMENTS.length]!;
+/** A run id in a path: mostly the asker's own run, else another account's, one that never was, or junk. */
+const runSegment = (pick: number, runs: RunIds) =>
+  [
+    runs.own,
+    runs.own,
+    runs.own,
+    runs.own,
+    runs.alpha,
+    runs.beta,
+    'run_AAAAAAAAAAAAAAAAAAAAAA',
+    '%00',
+    'a%2Fb',
+    '%ED%A0%80',
+    'x'.repeat(300),
+    '__proto__',
+  ][pick % 12]!;
+/** A `Last-Event-ID`: mostly none or a good one, else anything a client could send (each a 400, never a 5xx). */
+const LAST_EVENT_IDS = [
+  undefined,
+  undefined,
+  undefined,
+  '0',
+  '1',
+  '2',
+  '3',
+  '99',
+  '-1',
+  '1.5',
+  '',
+  'abc',
+  '01',
+  '1e3',
+  '0x1',
+  '9007199254740991',
+  '9007199254740992',
+  '99999999999999999999',
+];
+const lastEventIdHeader = (pick: number): Record<string, string> => {
+  const value = LAST_EVENT_IDS[Math.floor(pick / 12) % LAST_EVENT_IDS.length];
+  return value === undefined ? {} : { 'last-event-id': value };
+};
 const ROUTES: Route[] = [
   {
     name: 'POST /agents',
@@ -791,7 +846,7 @@ const ROUTES: Route[] = [
   {
     name: 'other methods and unknown paths',
     method: fc.constantFrom('GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS', 'HEAD', 'PROPFIND', 'QUERY'),
-    path: (a, s, pick) => {
+    path: (a, s, pick, runs) => {
       const paths = [
         `/agents/${a}/nope`,
         '/nope',
@@ -815,6 +870,12 @@ const ROUTES: Route[] = [
         `/agents/${a}/versions/1/nope`,
         '/models',
         '/tools',
+        `/agents/${a}/runs`,
+        `/runs/${runs.own}`,
+        `/runs/${runs.own}/events`,
+        `/runs/${runs.own}/cancel`,
+        '/runs',
+        `/runs/${runs.own}/nope`,
       ];
       return paths[pick % paths.length]!;
     },
@@ -841,6 +902,31 @@ const ROUTES: Route[] = [
   },
   { name: 'GET /models', method: fc.constant('GET'), path: () => '/models', body: getBodies },
   { name: 'GET /tools', method: fc.constant('GET'), path: () => '/tools', body: getBodies },
+  {
+    name: 'GET /agents/{agentId}/runs',
+    method: fc.constant('GET'),
+    path: (a) => `/agents/${a}/runs`,
+    body: getBodies,
+  },
+  {
+    name: 'GET /runs/{runId}',
+    method: fc.constant('GET'),
+    path: (_a, _s, pick, runs) => `/runs/${runSegment(pick, runs)}`,
+    body: getBodies,
+  },
+  {
+    name: 'GET /runs/{runId}/events',
+    method: fc.constant('GET'),
+    path: (_a, _s, pick, runs) => `/runs/${runSegment(pick, runs)}/events`,
+    body: getBodies,
+    headers: lastEventIdHeader,
+  },
+  {
+    name: 'POST /runs/{runId}/cancel',
+    method: fc.constant('POST'),
+    path: (_a, _s, pick, runs) => `/runs/${runSegment(pick, runs)}/cancel`,
+    body: getBodies,
+  },
 ];
 
 interface FuzzRequest {
@@ -906,7 +992,15 @@ async function fixture() {
     }
   };
   await ensure();
-  return { dispatch: app as unknown as inject.DispatchFunc, ids, ensure, logged };
+  // A finished background run of each account, for the run routes to read (and, uselessly, cancel).
+  const runs = { alpha: '', beta: '' };
+  for (const account of ['alpha', 'beta'] as const) {
+    runs[account] = (await service.startRun(account, ids[account], { input: 'in the background' })).run_id;
+    for await (const _ of await service.runEvents(account, runs[account])) {
+      // Read to its end: the run has finished.
+    }
+  }
+  return { dispatch: app as unknown as inject.DispatchFunc, ids, runs, ensure, logged };
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -959,7 +1053,8 @@ function checkEnvelope(body: unknown, status: number, bad: (m: string) => never)
   const b = body as Record<string, unknown>;
   if (b.status !== status) bad(`envelope status ${String(b.status)} is not the HTTP status ${status}`);
   if (b.success === true) {
-    if (status !== 200) bad('success with a status other than 200');
+    // 202: a background run, accepted.
+    if (status !== 200 && status !== 202) bad('success with a status other than 200 or 202');
     const keys = Object.keys(b).sort().join(',');
     // A chat answered as JSON repeats `message` and `session_id` at the top, where the truffle-ai SDK reads them.
     if (keys !== 'data,status,success' && keys !== 'data,message,session_id,status,success')
@@ -998,15 +1093,15 @@ function checkLeaks(textOut: string, sent: string, bad: (m: string) => never): v
   }
 }
 
-function checkEvents(res: inject.Response, bad: (m: string) => never): void {
+/** The frames of an event stream: each `id:` (when it has one), `event:` and JSON `data:`, comments skipped. */
+function framesOf(res: inject.Response, bad: (m: string) => never): { id?: number; event: string; data: unknown }[] {
   const blocks = res.payload.split('\n\n');
   if (blocks.pop() !== '') bad('the stream does not end with a blank line');
-  const events = blocks
+  return blocks
     .filter((block) => !block.startsWith(':'))
-    .map((block, index) => {
-      const m = /^id: (\d+)\nevent: ([^\n]+)\ndata: ([^\n]*)$/.exec(block);
+    .map((block) => {
+      const m = /^(?:id: (\d+)\n)?event: ([^\n]+)\ndata: ([^\n]*)$/.exec(block);
       if (!m) bad(`a malformed event ${JSON.stringify(block.slice(0, 100))}`);
-      if (Number(m[1]) !== index + 1) bad(`event ${index} has id ${m[1]}, not ${index + 1}`);
       if (!SSE_EVENTS.has(m[2]!)) bad(`an unknown event ${m[2]}`);
       let data: unknown;
       try {
@@ -1014,8 +1109,26 @@ function checkEvents(res: inject.Response, bad: (m: string) => never): void {
       } catch {
         bad('an event whose data is not JSON');
       }
-      return { event: m[2]!, data };
+      return { ...(m[1] !== undefined && { id: Number(m[1]) }), event: m[2]!, data };
     });
+}
+
+/**
+ * A run's event stream: a background run's may open with its `run` object (no id); then every event
+ * has an id one more than the one before (from 1, except when a run's events are read from a
+ * cursor), and exactly one `done` or `error` ends it. Read from a cursor past the last event, a
+ * run's events may be none at all.
+ */
+function checkEvents(res: inject.Response, fromCursor: boolean, bad: (m: string) => never): void {
+  const frames = framesOf(res, bad);
+  const events = !fromCursor && frames[0]?.event === 'run' && frames[0].id === undefined ? frames.slice(1) : frames;
+  for (const [index, event] of events.entries()) {
+    if (event.event === 'run') bad('a run event that is not the first of a started run');
+    const expected = index === 0 ? (fromCursor ? event.id : 1) : events[index - 1]!.id! + 1;
+    if (event.id === undefined || event.id < 1 || event.id !== expected)
+      bad(`event ${index} has id ${String(event.id)}, not ${String(expected)}`);
+  }
+  if (fromCursor && events.length === 0) return;
   const terminal = events.filter((e) => e.event === 'done' || e.event === 'error');
   if (terminal.length !== 1 || events.at(-1) !== terminal[0])
     bad(`the stream does not end with exactly one done or error event (${events.map((e) => e.event).join(', ')})`);
@@ -1045,8 +1158,9 @@ function requestTarget(
 ): { url: string; h: Record<string, string | string[]> } {
   const owner = r.headers.key === KEY_B ? 'beta' : 'alpha';
   const agent = r.agent.kind === 'raw' ? r.agent.segment : fx.ids[r.agent.kind === 'own' ? owner : r.agent.kind];
-  const url = r.prefix + route.path(agent, r.session, r.pick) + r.query;
-  const h: Record<string, string | string[]> = { ...r.headers.extra };
+  const runs = { own: fx.runs[owner], alpha: fx.runs.alpha, beta: fx.runs.beta };
+  const url = r.prefix + route.path(agent, r.session, r.pick, runs) + r.query;
+  const h: Record<string, string | string[]> = { ...r.headers.extra, ...route.headers?.(r.pick) };
   if (r.headers.key !== undefined) h['x-api-key'] = r.headers.key;
   if (r.headers.accept !== undefined) h.accept = r.headers.accept;
   if (r.headers.requestId !== undefined) h['x-request-id'] = r.headers.requestId;
@@ -1111,13 +1225,15 @@ function checkAnswer(
   )
     bad('Object.prototype was polluted');
   if (typeof res.headers['x-request-id'] !== 'string') bad('no x-request-id');
-  if (r.method === 'HEAD') {
+  if (r.method === 'HEAD' && type !== SSE_TYPE) {
     if (type !== JSON_TYPE) bad(`content-type ${String(type)}`);
     return;
   }
   if (type === SSE_TYPE) {
-    if (status !== 200 || !route.name.endsWith('/run')) bad('an event stream where none belongs');
-    checkEvents(res, bad);
+    const runEvents = /\/runs\/[^/]+\/events$/.test(new URL(url, 'http://localhost').pathname);
+    if (status !== 200 || !(route.name.endsWith('/run') || runEvents)) bad('an event stream where none belongs');
+    if (r.method === 'HEAD') return;
+    checkEvents(res, runEvents, bad);
     checkLeaks(res.payload, sent, bad);
     conforms(r.method, url, res, undefined, bad);
     return;

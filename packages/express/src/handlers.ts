@@ -1,7 +1,15 @@
-import type { AgentService, RunAgentInput, RunEvent, RunEvents, RunResult, UpdateAgentInput } from '@agenthost/core';
+import type {
+  AgentService,
+  BackgroundRun,
+  RunAgentInput,
+  RunEvent,
+  RunEvents,
+  RunResult,
+  UpdateAgentInput,
+} from '@agenthost/core';
 import { resolveAliases, wireAgent, wireVersion, wireVersions } from './agent-aliases.js';
 import { type ApiResponse, type RequestLog, success } from './envelope.js';
-import { approvalInput, runInput, updateInput } from './http-bodies.js';
+import { approvalInput, runInput, updateInput, wantsBackground } from './http-bodies.js';
 import { errorResponse } from './http-errors.js';
 import { listAgents } from './list-agents.js';
 import { queryInt, queryString } from './query-params.js';
@@ -24,10 +32,15 @@ export interface ApiRequest {
 /** A framework-neutral handler: parse input, call the service, build the envelope. */
 export type ApiHandler = (request: ApiRequest) => Promise<ApiResponse>;
 
-/** One server-sent event: its name and its JSON data. */
+/** One server-sent event: its name, its JSON data and, for a run's events, its id. */
 export interface SseFrame {
-  event: RunEvent['type'] | 'error';
+  event: RunEvent['type'] | 'error' | 'run';
   data: unknown;
+  /**
+   * The `id:` line: a streamed run's events count from 1 within the stream; a background run's
+   * events carry their id in the run; a frame without one (a background run's `run`) has none.
+   */
+  id?: number;
   /** On `done`: what the request log needs of the run; not sent. */
   log?: RequestLog;
 }
@@ -53,8 +66,19 @@ export function approvalLogInput(answer: { approve: boolean; reason?: string | u
 const approvalIds = (params: Record<string, string>) =>
   [params.agentId ?? '', params.sessionId ?? '', params.approvalId ?? ''] as const;
 
+/** A background run that was started, answered: 202 with the run object. */
+export function acceptedRun(agentId: string, run: BackgroundRun): ApiResponse {
+  return { ...success(run, 202), log: { agent_id: agentId, session_id: run.session_id } };
+}
+
+/** A background run answered (200), its agent and session noted for the request log. */
+const runAnswer = (run: BackgroundRun): ApiResponse => ({
+  ...success(run),
+  log: { agent_id: run.agent_id, session_id: run.session_id },
+});
+
 /** A run body's input, for the request log: its text, and what else its parts are (`[image/png]`). */
-function bodyInput(body: unknown): string {
+export function bodyInput(body: unknown): string {
   const { input, input_data } = (body ?? {}) as { input?: unknown; input_data?: unknown };
   if (!Array.isArray(input)) return String(input ?? input_data ?? '');
   return input
@@ -109,9 +133,14 @@ export function createHandlers(service: AgentService) {
     runAgent: async ({ accountId, params, body, signal }) => {
       const agentId = params.agentId ?? '';
       const input = (await runInput(service, accountId, agentId, body)) as RunAgentInput;
+      if (wantsBackground(body)) return acceptedRun(agentId, await service.startRun(accountId, agentId, input));
       const result = await service.runAgent(accountId, agentId, input, signal ? { signal } : {});
       return { ...success(result), log: runLog(agentId, bodyInput(body), result) };
     },
+    getRun: async ({ accountId, params }) => runAnswer(await service.getRun(accountId, params.runId ?? '')),
+    listRuns: async ({ accountId, params, query }) =>
+      success(await service.listRuns(accountId, params.agentId ?? '', page(query))),
+    cancelRun: async ({ accountId, params }) => runAnswer(await service.cancelRun(accountId, params.runId ?? '')),
     respondToApproval: async ({ accountId, params, body, signal }) => {
       const [agentId, sessionId, approvalId] = approvalIds(params);
       const answer = await approvalInput(service, accountId, agentId, body);
@@ -151,18 +180,19 @@ async function* framesOf(
   log: { agentId: string; input: string; signal?: AbortSignal | undefined },
   options: FrameOptions,
 ): AsyncGenerator<SseFrame> {
+  let id = 0;
   try {
     for await (const event of events) {
       const { type, ...data } = event;
       yield type === 'done'
-        ? { event: type, data: event.result, log: runLog(log.agentId, log.input, event.result) }
-        : { event: type, data };
+        ? { id: ++id, event: type, data: event.result, log: runLog(log.agentId, log.input, event.result) }
+        : { id: ++id, event: type, data };
     }
   } catch (error) {
     if (log.signal?.aborted) return;
     const { response } = errorResponse(error, options);
     if (response.status >= 500) options.onServerError(error, response.status);
-    yield { event: 'error', data: response.body };
+    yield { id: ++id, event: 'error', data: response.body };
   }
 }
 

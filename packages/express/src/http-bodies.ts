@@ -39,9 +39,18 @@ const agentChangesSchema = updateAgentInputSchema.extend(aliasFields);
 /** `PATCH` and `PUT /agents/{agentId}`: core's changes, which clients sending a whole record put inside `config`. */
 export const updateAgentBodySchema = agentChangesSchema.extend({ config: agentChangesSchema.optional() });
 
-/** `POST /agents/{agentId}/run`: core's run input and `stream`, which asks for server-sent events. */
+/** `background`: the run goes on without the caller, who gets the run object at once (202). */
+export const backgroundField = z.boolean({ error: 'background must be true or false' }).nullish();
+
+/**
+ * `POST /agents/{agentId}/run`: core's run input, `stream`, which asks for server-sent events, and
+ * `background`, which starts a background run.
+ */
 export const runAgentBodySchema = withRunRules(
-  runAgentFieldsSchema.extend({ stream: z.boolean({ error: 'stream must be true or false' }).nullish() }),
+  runAgentFieldsSchema.extend({
+    stream: z.boolean({ error: 'stream must be true or false' }).nullish(),
+    background: backgroundField,
+  }),
 );
 
 /** `POST /agents/{agentId}/sessions/{sessionId}/approvals/{approvalId}`: core's answer to an approval, and `stream`. */
@@ -64,16 +73,23 @@ export function updateInput(body: unknown): unknown {
   return isObject(nested) ? { ...nested, ...top } : body;
 }
 
+/** Whether a run or chat body asks for a background run (`"background": true`). */
+export function wantsBackground(body: unknown): boolean {
+  return isObject(body) && body.background === true;
+}
+
+const isFlag = (value: unknown) => value === undefined || value === null || typeof value === 'boolean';
+
 /**
- * A run body as the service takes it: without `stream`. A `stream` that is not a boolean is a 400
- * with every issue of the body, as for any other field; the agent is looked up first, so an unknown
- * agent is a 404 whatever the body.
+ * A run body as the service takes it: without `stream` and `background`. One of them that is not a
+ * boolean is a 400 with every issue of the body, as for any other field; the agent is looked up
+ * first, so an unknown agent is a 404 whatever the body.
  */
 export function runInput(service: AgentService, accountId: string, agentId: string, body: unknown): Promise<unknown> {
   return agentFirst(service, accountId, agentId, () => {
     if (!isObject(body)) return body;
-    const { stream, ...rest } = body;
-    if (stream !== undefined && stream !== null && typeof stream !== 'boolean') parseInput(runAgentBodySchema, body);
+    const { stream, background, ...rest } = body;
+    if (!isFlag(stream) || !isFlag(background)) parseInput(runAgentBodySchema, body);
     return rest;
   });
 }

@@ -31,7 +31,7 @@ function errorResponse(
 export const ERROR_RESPONSES = {
   BadRequest: {
     ...errorResponse(
-      'Bad request: malformed JSON, a body that is not an object or is nested more than 64 levels deep, a field of the wrong type, a required string missing or blank, an unsupported `model`, an unknown `tool`, an invalid `session_id`, a bad `limit`, `cursor`, `after` or `order`, an invalid `Idempotency-Key` (or one on a streamed run), or a malformed URL. Validation errors carry `details`.',
+      "Bad request: malformed JSON, a body that is not an object or is nested more than 64 levels deep, a field of the wrong type, a required string missing or blank, an unsupported `model`, an unknown `tool`, an invalid `session_id`, a bad `limit`, `cursor`, `after` or `order`, an invalid `Idempotency-Key` (or one on a streamed run), a bad `Last-Event-ID` or `after` of a run's events, or a malformed URL. Validation errors carry `details`.",
       400,
       'invalid_input',
       'Invalid request format',
@@ -62,7 +62,7 @@ export const ERROR_RESPONSES = {
     'This API key lacks the agents:write scope',
   ),
   NotFound: errorResponse(
-    'The agent (or session, version or pending approval) does not exist or belongs to another account (the same answer); also any path under the mount point that this document does not list.',
+    'The agent (or session, version, pending approval or background run) does not exist or belongs to another account (the same answer); also any path under the mount point that this document does not list.',
     404,
     'not_found',
     'Agent not found',
@@ -99,7 +99,7 @@ export const ERROR_RESPONSES = {
     'This Idempotency-Key was already used with a different request',
   ),
   TooManyRequests: errorResponse(
-    'Too many requests with this API key, or too many failed authentications from this address (which may be refused before the key is checked); wait `Retry-After` seconds.',
+    'Too many requests with this API key, or too many failed authentications from this address (which may be refused before the key is checked), or (starting a background run) the account has as many background runs in flight as it may; wait `Retry-After` seconds.',
     429,
     'rate_limited',
     'Rate limit reached for this API key; retry later',
@@ -217,6 +217,13 @@ export const PARAMETERS = {
     required: true,
     description: "A version number of the agent, 1 to the agent's `version`; any other is 404",
     schema: { type: 'integer', minimum: 1 },
+  },
+  RunId: {
+    name: 'runId',
+    in: 'path',
+    required: true,
+    description: 'The `run_id` of a background run, as its start answered it',
+    schema: { type: 'string' },
   },
   ApprovalId: {
     name: 'approvalId',

@@ -17,7 +17,11 @@ const STREAM_DESCRIPTION = `With \`"stream": true\` in the body, or \`Accept: te
 | \`done\` | exactly the \`data\` of a JSON answer: \`{output, session_id, status, pending_approvals, metadata}\` |
 | \`error\` | the error envelope, e.g. \`{"success": false, "error": "...", "code": "provider_error", "status": 502}\` |
 
-Each event has an \`id:\` line: 1 for the first, counting up within the stream. Exactly one \`done\` or \`error\` ends every stream. A comment line (\`: keep-alive\`) is sent every 15 s on a quiet stream. Failures found before the stream starts (400, 401, 403, 404, 409, 413, 415) are plain JSON answers with their status. If the client disconnects, the model call is aborted and nothing is stored.`;
+Each event has an \`id:\` line: 1 for the first, counting up within the stream. Exactly one \`done\` or \`error\` ends every stream. A comment line (\`: keep-alive\`) is sent every 15 s on a quiet stream. Failures found before the stream starts (400, 401, 403, 404, 409, 413, 415) are plain JSON answers with their status. If the client disconnects, the model call is aborted and nothing is stored.
+
+With \`"background": true\` as well (runs only), the run is a background run: the first event is \`run\`, without an \`id:\`, whose data is the run object; then come the run's events as \`GET /runs/{runId}/events\` gives them, each \`id:\` the event's id in the run (resume with that route and \`Last-Event-ID\`). If the client disconnects, only the reading stops: the run goes on. An \`error\` event without an \`id:\` means the reading failed, not the run. The 429 of the in-flight limit comes before the stream, as JSON.`;
+
+const RUN_EVENTS_DESCRIPTION = `Always answered 200 with server-sent events (whatever \`Accept\` says), the same events as a streamed run (\`text-delta\`, \`tool-call\`, \`tool-result\`, \`tool-error\`, \`approval-request\`, \`done\`, \`error\`). Each \`id:\` is the event's id in the run: 1, 2, 3... in the order the run wrote them, the same on every server and every reading. The stream starts after \`Last-Event-ID\` (or \`?after=\`; the header wins when both are given), so a client that reconnects with the last id it saw gets every later event exactly once; it ends after the run's last event, \`done\` or \`error\` (at once, with no event, when the cursor is already past it). A cancelled run ends with an \`error\` of code \`cancelled\` (409); a run whose server was lost with \`server_lost\` (503). An \`error\` event without an \`id:\` means the reading failed, not the run: reconnect with the last id. A comment line (\`: keep-alive\`) is sent every 15 s on a quiet stream. An unknown run (or another account's) is 404 and a bad cursor 400, as JSON before the stream starts. Disconnecting stops the reading, never the run.`;
 
 const UI_STREAM_DESCRIPTION = `Messages with \`parts\` (the AI SDK's \`DefaultChatTransport\`) are answered 200 with the AI SDK's UI message stream (header \`x-vercel-ai-ui-message-stream: v1\`): \`data:\` lines of one JSON chunk each, ending with \`data: [DONE]\`. \`start\` carries \`messageMetadata: {session_id}\`; text comes as \`text-start\`/\`text-delta\`/\`text-end\`, tool calls as \`tool-input-available\` and \`tool-output-available\` (or \`tool-output-error\`, or \`tool-output-denied\`); a tool call that waits for approval as \`tool-approval-request\` (its \`approvalId\` is the approval's id), after which the stream finishes with \`finishReason: "tool-calls"\`; \`finish\` carries \`messageMetadata: {session_id, model, tokens, cost, status}\`. \`useChat\`'s \`addToolApprovalResponse\` then sends the messages again, the last one the assistant's with its tool parts in state \`approval-responded\`: each pending approval among them is answered, and the resumed run is streamed onto the same assistant message (its \`start\` chunk's \`messageId\` is that message's id) (the session is the body's \`session_id\`, \`x-session-id\`, or the assistant message's \`metadata.session_id\`). A run that fails after the stream started sends an \`error\` chunk whose \`errorText\` is the error envelope's \`error\`. Failures found before the stream starts are plain JSON answers with their status. If the client disconnects, the model call is aborted and nothing is stored. An \`Idempotency-Key\` is refused (400) for streamed chats.`;
 
@@ -47,10 +51,22 @@ const STREAM_CONTENT = {
   ),
 };
 
+const RUN_EVENTS_CONTENT = {
+  ...STREAM_CONTENT,
+  schema: {
+    type: 'string',
+    description:
+      "Server-sent events: `id: <the event's id in the run>`, `event: <name>` and `data: <one JSON object>` lines, a blank line after each",
+  },
+  example:
+    'id: 3\nevent: text-delta\ndata: {"delta":"lo"}\n\nid: 4\nevent: error\ndata: {"success":false,"error":"The run was cancelled","code":"cancelled","status":409}\n\n',
+};
+
 /** What each kind of stream a route may answer with is, for the document. */
 const STREAMS = {
   events: { description: STREAM_DESCRIPTION, content: STREAM_CONTENT },
   'ui-messages': { description: UI_STREAM_DESCRIPTION, content: UI_STREAM_CONTENT },
+  'run-events': { description: RUN_EVENTS_DESCRIPTION, content: RUN_EVENTS_CONTENT },
 } as const;
 
 /** The schema of the document itself, as its one public route answers it. */
@@ -66,18 +82,32 @@ const DOCUMENT_SCHEMA = {
 
 const parameter = (p: RouteParameter) => (typeof p === 'string' ? ref('parameters', p) : p);
 
+const successHeaders = (route: RouteDefinition): Json => ({
+  'x-request-id': ref('headers', 'XRequestId'),
+  ...Object.fromEntries(Object.entries(route.headers ?? {}).map(([name, c]) => [name, ref('headers', c)])),
+});
+
 function successResponse(route: RouteDefinition): Json {
-  const headers = Object.fromEntries(Object.entries(route.headers ?? {}).map(([name, c]) => [name, ref('headers', c)]));
   const json = {
     schema: route.response ? ref('schemas', responseComponents.get(route.response)!.id) : DOCUMENT_SCHEMA,
   };
   return {
     description: route.answers,
-    headers: { 'x-request-id': ref('headers', 'XRequestId'), ...headers },
+    headers: successHeaders(route),
     content: {
-      'application/json': json,
+      // An operation that always streams has no JSON success answer.
+      ...(route.streams !== 'run-events' && { 'application/json': json }),
       ...(route.streams && { 'text/event-stream': STREAMS[route.streams].content }),
     },
+  };
+}
+
+/** The 202 of a route that may start a background run: the run object, at once. */
+function acceptedResponse(route: RouteDefinition, accepted: NonNullable<RouteDefinition['accepted']>): Json {
+  return {
+    description: 'With `"background": true` (and no `stream`): the background run, accepted.',
+    headers: successHeaders(route),
+    content: { 'application/json': { schema: ref('schemas', responseComponents.get(accepted)!.id) } },
   };
 }
 
@@ -106,7 +136,11 @@ function operation(route: RouteDefinition): Json {
         },
       },
     }),
-    responses: { '200': successResponse(route), ...Object.fromEntries(errors) },
+    responses: {
+      '200': successResponse(route),
+      ...(route.accepted && { '202': acceptedResponse(route, route.accepted) }),
+      ...Object.fromEntries(errors),
+    },
   };
 }
 

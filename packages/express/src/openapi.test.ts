@@ -113,6 +113,10 @@ describe('the document: routes, scopes and servers', () => {
       'POST /agents/{agentId}/run': 'agents:run',
       'POST /agents/{agentId}/chat': 'agents:run',
       'POST /agents/{agentId}/sessions/{sessionId}/approvals/{approvalId}': 'agents:run',
+      'GET /agents/{agentId}/runs': 'agents:read',
+      'GET /runs/{runId}': 'agents:read',
+      'GET /runs/{runId}/events': 'agents:read',
+      'POST /runs/{runId}/cancel': 'agents:run',
       'GET /agents/{agentId}/sessions': 'agents:read',
       'GET /agents/{agentId}/sessions/{sessionId}': 'agents:read',
       'DELETE /agents/{agentId}/sessions/{sessionId}': 'agents:write',
@@ -160,10 +164,11 @@ describe('the document: request bodies', () => {
       ...aliases,
     });
     expect(withoutDescriptions(schemas.RunAgentInput!.properties)).toStrictEqual(converted(runAgentBodySchema));
-    // The run body is core's run input and the transport's `stream` flag.
+    // The run body is core's run input and the transport's `stream` and `background` flags.
     expect(converted(runAgentBodySchema)).toStrictEqual({
       ...converted(runAgentInputSchema),
       stream: { type: ['boolean', 'null'] },
+      background: { type: ['boolean', 'null'] },
     });
     const { config, ...update } = schemas.UpdateAgentInput!.properties;
     expect(withoutDescriptions(update)).toStrictEqual({ ...converted(updateAgentInputSchema), ...aliases });
@@ -197,6 +202,8 @@ describe('the document: request bodies', () => {
           { input: 'hi', session_id: 'bad id' },
           { input: 'hi', json_format: 3 },
           { input: 'hi', stream: 'yes' },
+          { input: 'hi', stream: true, background: true },
+          { input: 'hi', background: 'yes' },
         ],
       ],
       [
@@ -635,6 +642,53 @@ describe('every response matches the document: runs and sessions', () => {
   });
 });
 
+describe('every response matches the document: background runs', () => {
+  beforeEach(setUpApp);
+
+  /** Reads the run until it has finished. */
+  async function finishedRun(runId: string) {
+    for (;;) {
+      const run = (await conform(api().get(`/runs/${runId}`))).body.data;
+      if (!['queued', 'running'].includes(run.status)) return run;
+      await new Promise((resolve) => setTimeout(resolve, 10));
+    }
+  }
+
+  test('started as JSON (202) and streamed, read, listed, their events, cancelled; the chat route too', async () => {
+    const id = await createAgent();
+    const started = await conform(api().post(`/agents/${id}/run`, { input: 'Hello there', background: true }));
+    expect([started.status, started.body.data.status]).toStrictEqual([202, 'queued']);
+    const done = await finishedRun(started.body.data.run_id);
+    expect(done.result.output).toBe('Echo: Hello there');
+    const streamed = await conform(
+      api().post(`/agents/${id}/run`, { input: 'one two', stream: true, background: true }),
+    );
+    const frames = parseEventStream(streamed.text);
+    expect([frames[0]!.event, frames.at(-1)!.event]).toStrictEqual(['run', 'done']);
+    const read = await conform(api().get(`/runs/${started.body.data.run_id}/events?after=0`));
+    expect(parseEventStream(read.text).at(-1)).toStrictEqual({ event: 'done', data: done.result });
+    const resumed = await conform(
+      api().get(`/runs/${started.body.data.run_id}/events`).set('last-event-id', String(done.last_event_id)),
+    );
+    expect(parseEventStream(resumed.text)).toStrictEqual([]);
+    expect((await conform(api().head(`/runs/${started.body.data.run_id}/events`))).status).toBe(200);
+    const listed = await conform(api().get(`/agents/${id}/runs?limit=1`));
+    expect(listed.body.data.runs).toHaveLength(1);
+    await conform(api().get(`/agents/${id}/runs?cursor=${listed.body.data.next_cursor}`));
+    expect((await conform(api().post(`/runs/${started.body.data.run_id}/cancel`))).body.data).toStrictEqual(done);
+    const chat = await conform(
+      api().post(`/agents/${id}/chat`, { messages: [{ role: 'user', content: 'Hi' }], background: true }),
+    );
+    expect(chat.status).toBe(202);
+    await finishedRun(chat.body.data.run_id);
+    expect((await conform(api().get('/runs/run_missing'))).status).toBe(404);
+    expect((await conform(api().get('/runs/run_missing/events'))).status).toBe(404);
+    expect((await conform(api().post('/runs/run_missing/cancel'))).status).toBe(404);
+    expect((await conform(api().get('/agents/agt_missing/runs'))).status).toBe(404);
+    expect((await conform(api().get(`/runs/${started.body.data.run_id}/events?after=-1`))).status).toBe(400);
+  });
+});
+
 describe('every response matches the document: chats', () => {
   beforeEach(setUpApp);
 
@@ -920,7 +974,7 @@ describe('every response matches the document: coverage', () => {
     const listed = new Set([...ROUTES.flatMap((route) => route.statuses), 405]);
     expect([...listed].filter((s) => !statuses.has(s)).sort()).toStrictEqual([]);
     expect([...listed].sort()).toStrictEqual([
-      200, 400, 401, 403, 404, 405, 409, 413, 415, 422, 429, 500, 502, 503, 504,
+      200, 202, 400, 401, 403, 404, 405, 409, 413, 415, 422, 429, 500, 502, 503, 504,
     ]);
   });
 });

@@ -68,6 +68,8 @@ function requestSchemas(): Record<string, Json> {
     json_format:
       'A JSON Schema, as an object or as its JSON text (at most 32 768 characters); `output` is then JSON that validates against it',
     stream: '`true` answers with server-sent events instead of JSON',
+    background:
+      '`true` starts a background run: the answer is 202 at once with the run object, and the run goes on without the caller (with `stream`, its events follow the run object)',
   });
   // The zod schema needs one of the two through a refinement, which JSON Schema cannot take from it.
   run.anyOf = [{ required: ['input'] }, { required: ['input_data'] }];
@@ -127,7 +129,7 @@ function buildDocument(): Json {
       {
         name: 'Runs',
         description:
-          'Run an agent, as one JSON answer or as server-sent events, and answer its tool calls that wait for approval',
+          'Run an agent, as one JSON answer or as server-sent events, or in the background (read, resume and cancel it from any server); answer its tool calls that wait for approval',
       },
       { name: 'Sessions', description: "An agent's conversations and their messages" },
       { name: 'Discovery', description: 'The models and tool integrations agents may use' },

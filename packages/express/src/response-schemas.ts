@@ -1,10 +1,13 @@
 import type {
   AgentRecord,
+  BackgroundRun,
   FieldIssue,
   MessagePart,
   ModelInfo,
   PendingApproval,
   RunEvent,
+  RunFailure,
+  RunList,
   RunMetadata,
   RunResult,
   SessionInfo,
@@ -190,6 +193,62 @@ export const runResultSchema = component(
       metadata: runMetadataSchema,
     })
     .describe('The result of a run'),
+);
+
+/** Why a background run failed or was cancelled. */
+export const runFailureSchema = component(
+  'RunFailure',
+  z
+    .object({
+      code: z
+        .string()
+        .describe(
+          'A stable code: `cancelled`, `server_lost` (its server stopped or vanished), or the code a run answered as JSON would have failed with (`provider_error`, ...)',
+        ),
+      message: z.string().describe('For people'),
+    })
+    .describe('Why a background run failed or was cancelled'),
+);
+
+/** A background run, as its start, its reads and its cancel answer it. */
+export const backgroundRunSchema = component(
+  'BackgroundRun',
+  z
+    .object({
+      run_id: z
+        .string()
+        .describe('The run id: read it with `GET /runs/{runId}`, its events with `GET /runs/{runId}/events`'),
+      agent_id: z.string(),
+      session_id: z.string().describe('The conversation its turn is stored in (a new one unless the body named one)'),
+      status: z
+        .enum(['queued', 'running', 'completed', 'failed', 'cancelled', 'requires_approval'])
+        .describe(
+          '`queued` (accepted, waiting for its session), `running`, or finished: `completed`, `requires_approval`, `failed`, `cancelled`',
+        ),
+      created_at: timestamp('When it was accepted'),
+      started_at: timestamp('When it took its session').nullable(),
+      finished_at: timestamp('When it finished').nullable(),
+      result: runResultSchema
+        .nullable()
+        .describe('Once `completed` or `requires_approval`: the result a run answered as JSON returns'),
+      error: runFailureSchema.nullable().describe('Once `failed` or `cancelled`: why'),
+      last_event_id: z.int().nonnegative().describe('The id of its last event so far (0 before the first)'),
+    })
+    .describe('A background run'),
+);
+
+/** One page of an agent's background runs. */
+export const runListSchema = component(
+  'RunList',
+  z
+    .object({
+      runs: z.array(backgroundRunSchema).describe('Newest first'),
+      next_cursor: z
+        .string()
+        .nullable()
+        .describe('Pass as `cursor` for the next (older) page; `null` on the last page'),
+    })
+    .describe("One page of an agent's background runs"),
 );
 
 const media = {
@@ -381,6 +440,11 @@ export function successEnvelopeSchema<T extends z.ZodType>(data: T) {
   return z.object({ success: z.literal(true), data, status: z.literal(200) });
 }
 
+/** The envelope of a 202: a background run accepted. */
+export function acceptedEnvelopeSchema<T extends z.ZodType>(data: T) {
+  return z.object({ success: z.literal(true), data, status: z.literal(202) });
+}
+
 /** `POST /agents`. */
 export const agentCreatedResponseSchema = component('AgentCreatedResponse', successEnvelopeSchema(agentCreatedSchema));
 /** `GET`, `PATCH` and `PUT /agents/{agentId}`. */
@@ -429,6 +493,18 @@ export const chatResponseSchema = component(
     session_id: z.string().describe('The same as `data.session_id`'),
   }),
 );
+/** `POST /agents/{agentId}/run` and `/chat` with `"background": true`: the run, accepted (202). */
+export const backgroundRunAcceptedSchema = component(
+  'BackgroundRunAccepted',
+  acceptedEnvelopeSchema(backgroundRunSchema),
+);
+/** `GET /runs/{runId}` and `POST /runs/{runId}/cancel`. */
+export const backgroundRunResponseSchema = component(
+  'BackgroundRunResponse',
+  successEnvelopeSchema(backgroundRunSchema),
+);
+/** `GET /agents/{agentId}/runs`. */
+export const runListResponseSchema = component('RunListResponse', successEnvelopeSchema(runListSchema));
 /** `GET /agents/{agentId}/sessions`. */
 export const sessionListResponseSchema = component('SessionListResponse', successEnvelopeSchema(sessionListSchema));
 /** `GET /agents/{agentId}/sessions/{sessionId}`. */
@@ -473,6 +549,7 @@ export const streamEventSchemas = {
   ),
   done: runResultSchema,
   error: errorEnvelopeSchema,
+  run: backgroundRunSchema,
 } as const;
 
 // Compile-time checks: each schema's type is exactly the type the code returns.
@@ -490,6 +567,9 @@ export type ResponseSchemasMatchTypes = [
   Assert<Same<z.infer<typeof tokenUsageSchema>, TokenUsage>>,
   Assert<Same<z.infer<typeof runMetadataSchema>, RunMetadata>>,
   Assert<Same<z.infer<typeof runResultSchema>, RunResult>>,
+  Assert<Same<z.infer<typeof runFailureSchema>, RunFailure>>,
+  Assert<Same<z.infer<typeof backgroundRunSchema>, BackgroundRun>>,
+  Assert<Same<z.infer<typeof runListSchema>, RunList>>,
   Assert<Same<z.infer<typeof pendingApprovalSchema>, PendingApproval>>,
   Assert<Same<z.infer<typeof messagePartSchema>, MessagePart>>,
   Assert<Same<z.infer<typeof sessionMessageSchema>, SessionMessage>>,
@@ -507,4 +587,5 @@ export type ResponseSchemasMatchTypes = [
   Assert<Same<z.infer<(typeof streamEventSchemas)['approval-request']>, EventData<'approval-request'>>>,
   Assert<z.infer<typeof agentListResponseSchema> extends SuccessEnvelope<WireAgentRecord[]> ? true : false>,
   Assert<z.infer<typeof runResponseSchema> extends SuccessEnvelope<RunResult> ? true : false>,
+  Assert<z.infer<typeof backgroundRunAcceptedSchema> extends SuccessEnvelope<BackgroundRun> ? true : false>,
 ];

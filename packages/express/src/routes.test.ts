@@ -15,7 +15,11 @@ const ALL = 'key-all-0123456789abcdef';
 const NONE = 'key-none-0123456789abcdef';
 const METHODS = ['GET', 'HEAD', 'POST', 'PATCH', 'PUT', 'DELETE'] as const;
 const url = (path: string) =>
-  `/api/v1${path.replace('{agentId}', 'agt_nope').replace('{sessionId}', 's1').replace('{approvalId}', 'apr_1')}`;
+  `/api/v1${path
+    .replace('{agentId}', 'agt_nope')
+    .replace('{sessionId}', 's1')
+    .replace('{approvalId}', 'apr_1')
+    .replace('{runId}', 'run_nope')}`;
 
 function app() {
   const service = new AgentService({ store: new MemoryStore(), models: echoModels() });
@@ -54,6 +58,11 @@ describe('the route table is the single source of the API: the router', () => {
       'deleteSession',
       'describeModels',
       'describeTools',
+      'startRun',
+      'getRun',
+      'listRuns',
+      'runEvents',
+      'cancelRun',
     ] as const;
     const calls = operations.map((name) => vi.spyOn(service, name));
     const refused: Record<string, unknown> = {};

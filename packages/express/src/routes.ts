@@ -1,5 +1,4 @@
-import type { ApiKeyScope } from '@agenthost/core';
-import type { z } from 'zod';
+import { BACKGROUND_RUN_ROUTES } from './background-run-routes.js';
 import { chatBodySchema } from './chat-bodies.js';
 import { approvalBodySchema, createAgentBodySchema, runAgentBodySchema, updateAgentBodySchema } from './http-bodies.js';
 import {
@@ -9,6 +8,7 @@ import {
   agentResponseSchema,
   agentVersionListResponseSchema,
   agentVersionResponseSchema,
+  backgroundRunAcceptedSchema,
   chatResponseSchema,
   modelListResponseSchema,
   runResponseSchema,
@@ -17,79 +17,9 @@ import {
   sessionResponseSchema,
   toolListResponseSchema,
 } from './response-schemas.js';
+import { guarded, limit, type RouteDefinition } from './route-definition.js';
 
-/** The methods routes are declared with; every `get` answers `HEAD` too. */
-export type RouteMethod = 'get' | 'post' | 'patch' | 'put' | 'delete';
-
-/** What answers a route: one of `createHandlers`' operations, or the API's own description. */
-export type RouteHandlerName =
-  | 'createAgent'
-  | 'listAgents'
-  | 'getAgent'
-  | 'updateAgent'
-  | 'deleteAgent'
-  | 'listAgentVersions'
-  | 'getAgentVersion'
-  | 'restoreAgentVersion'
-  | 'runAgent'
-  | 'chatAgent'
-  | 'respondToApproval'
-  | 'listSessions'
-  | 'getSession'
-  | 'deleteSession'
-  | 'listModels'
-  | 'listTools'
-  | 'openApiDocument';
-
-/** An OpenAPI parameter: the name of one of the document's `components.parameters`, or the parameter itself. */
-export type RouteParameter = string | Record<string, unknown>;
-
-/** One operation of the HTTP API, declared once: the router, its scope checks and 405s, and the OpenAPI document all read it. */
-export interface RouteDefinition {
-  method: RouteMethod;
-  /** The path under the mount point, as an OpenAPI template (`/agents/{agentId}`). */
-  path: string;
-  operationId: string;
-  /** The scope a key needs; `null` for the one public route, answered before authentication. */
-  scope: ApiKeyScope | null;
-  handler: RouteHandlerName;
-  /** Kept under `Idempotency-Key` under this name (the name is part of the stored claim: never change it). */
-  idempotency?: 'create' | 'run' | 'chat' | 'approval';
-  /**
-   * Answers with server-sent events: `events`, the run's own (when the body's `stream` is true or the
-   * client accepts only them); `ui-messages`, the AI SDK's UI message stream (for its chat requests).
-   */
-  streams?: 'events' | 'ui-messages';
-  /** The request body's schema (named in `requestComponents`). */
-  request?: z.ZodType;
-  /** A request body that works as sent against a server offering the `echo` model: the reference page's default. */
-  example?: Readonly<Record<string, unknown>>;
-  /** The success answer's schema (named in `responseComponents`); none for the document itself. */
-  response?: z.ZodType;
-  /** Every status the operation may answer, successes and errors. */
-  statuses: readonly number[];
-  tag: 'Agents' | 'Runs' | 'Sessions' | 'Discovery' | 'Meta';
-  summary: string;
-  description?: string;
-  /** What the success answer is, for the document. */
-  answers: string;
-  /** Operation parameters besides the path's own and the common ones. */
-  parameters?: readonly RouteParameter[];
-  /** Headers of the success answer besides `x-request-id`, by name of the document's `components.headers`. */
-  headers?: Readonly<Record<string, string>>;
-}
-
-/** What every operation behind the key check may answer; a body, on any method, is checked too. */
-const GUARDED = [200, 400, 401, 403, 413, 415, 429, 500, 503];
-const guarded = (...more: number[]) => [...new Set([...GUARDED, ...more])].sort((a, b) => a - b);
-
-const limit = (defaultValue: number, description = `Page size, 1 to 100 (default ${defaultValue})`) => ({
-  name: 'limit',
-  in: 'query',
-  required: false,
-  description,
-  schema: { type: 'integer', minimum: 1, maximum: 100, default: defaultValue },
-});
+export type { RouteDefinition, RouteHandlerName, RouteMethod, RouteParameter } from './route-definition.js';
 
 /** PATCH and PUT of an agent: the same operation under two methods. */
 const CHANGE_AGENT = {
@@ -259,11 +189,12 @@ export const ROUTES: readonly RouteDefinition[] = Object.freeze<RouteDefinition[
     request: runAgentBodySchema,
     example: { input: 'Hello' },
     response: runResponseSchema,
-    statuses: guarded(404, 409, 422, 502, 504),
+    accepted: backgroundRunAcceptedSchema,
+    statuses: guarded(202, 404, 409, 422, 502, 504),
     tag: 'Runs',
     summary: 'Run an agent',
     description:
-      "The model sees the agent's instruction, the session's earlier turns (as many of the newest as fit its context budget), then the input. The turn is stored when the model call succeeded (a failed run leaves the session as it was); a turn whose tool calls wait for approval is kept as the session's pending turn, with the answers and approved tools' results as they come. Runs of one session take turns; past the wait bound a run gets 409.",
+      "The model sees the agent's instruction, the session's earlier turns (as many of the newest as fit its context budget), then the input. The turn is stored when the model call succeeded (a failed run leaves the session as it was); a turn whose tool calls wait for approval is kept as the session's pending turn, with the answers and approved tools' results as they come. Runs of one session take turns; past the wait bound a run gets 409.\n\nWith `\"background\": true` the run goes on without the caller, on this server: the answer is 202 at once with the run object (`queued`); read it with `GET /runs/{runId}`, its events with `GET /runs/{runId}/events`, and stop it with `POST /runs/{runId}/cancel`, on any server sharing the store. Past the account's runs in flight (16 by default) the answer is 429 `rate_limited`. With `stream` as well, see below.",
     answers:
       "The run's output, session and metadata; or, when streamed, server-sent events ending in `done` or `error`.",
     parameters: [
@@ -289,11 +220,12 @@ export const ROUTES: readonly RouteDefinition[] = Object.freeze<RouteDefinition[
     request: chatBodySchema,
     example: { messages: [{ role: 'user', content: 'Hello' }] },
     response: chatResponseSchema,
-    statuses: guarded(404, 409, 422, 502, 504),
+    accepted: backgroundRunAcceptedSchema,
+    statuses: guarded(202, 404, 409, 422, 502, 504),
     tag: 'Runs',
     summary: 'Chat with an agent',
     description:
-      "One run on the last user message, for chat clients. Messages with `parts` (the AI SDK's `useChat` / `DefaultChatTransport`) are answered with the AI SDK's UI message stream; the input is the last user message's text and its file parts (`data:` URLs as base64 `data`, `https:` URLs as `url`), read as a run's input parts; `version` runs that version of the agent; the history is the stored session named by `session_id` (body) or `x-session-id` (header), else a new session. Messages with `content` (the `truffle-ai` SDK's `chat()`) are answered with JSON; without `session_id`, the earlier messages are the run's history (cut to the context budget like stored history, and not stored). Same session rules, locks and limits as a run.",
+      "One run on the last user message, for chat clients. Messages with `parts` (the AI SDK's `useChat` / `DefaultChatTransport`) are answered with the AI SDK's UI message stream; the input is the last user message's text and its file parts (`data:` URLs as base64 `data`, `https:` URLs as `url`), read as a run's input parts; `version` runs that version of the agent; the history is the stored session named by `session_id` (body) or `x-session-id` (header), else a new session. Messages with `content` (the `truffle-ai` SDK's `chat()`) are answered with JSON; without `session_id`, the earlier messages are the run's history (cut to the context budget like stored history, and not stored). Same session rules, locks and limits as a run. With `\"background\": true` (either shape) the last user message starts a background run, answered at once (202) with the run object, as a run's; answers to approvals are not started in the background (400).",
     answers:
       'The reply and its session (`message` and `session_id` also at the top level); or, for AI SDK messages, the UI message stream.',
     parameters: [
@@ -337,6 +269,7 @@ export const ROUTES: readonly RouteDefinition[] = Object.freeze<RouteDefinition[
     ],
     headers: { 'Idempotent-Replayed': 'IdempotentReplayed' },
   },
+  ...BACKGROUND_RUN_ROUTES,
   {
     method: 'get',
     path: '/models',

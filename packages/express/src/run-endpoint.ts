@@ -3,6 +3,7 @@ import type { Request, RequestHandler, Response } from 'express';
 import { apiRequest } from './api-request.js';
 import type { EndpointOptions } from './endpoint-options.js';
 import { refusal } from './envelope.js';
+import { writeEventStream } from './event-stream.js';
 import type { ApiHandler, FrameSource } from './handlers.js';
 import { keepLog, send } from './request-state.js';
 
@@ -10,7 +11,7 @@ const wantsStream = (req: Request) =>
   (req.body as { stream?: unknown } | undefined)?.stream === true ||
   req.accepts(['application/json', 'text/event-stream']) === 'text/event-stream';
 
-/** Writes a streamed run's frames as server-sent events (`id`, `event`, `data`), with a heartbeat, until `done` or `error`. */
+/** Streams a run's frames from `source`; failures before the first frame are thrown, so they are answered as JSON. */
 async function sendEvents(
   service: AgentService,
   source: FrameSource,
@@ -22,26 +23,7 @@ async function sendEvents(
     bodyLimit: options.bodyLimit,
     onServerError: (error, status) => options.logServerError(req, res, error, status),
   });
-  res.status(200).set({
-    'Content-Type': 'text/event-stream; charset=utf-8',
-    'Cache-Control': 'no-cache, no-transform',
-    'X-Accel-Buffering': 'no',
-  });
-  res.flushHeaders();
-  // A comment line now and then keeps proxies from closing a quiet stream.
-  const heartbeat = setInterval(() => res.write(': keep-alive\n\n'), 15_000);
-  // Each event's `id:` counts up from 1 within the stream, so a client can tell which it saw last.
-  let id = 0;
-  try {
-    for await (const frame of frames) {
-      if (res.destroyed) break;
-      keepLog(res, frame.log, options.logContent);
-      res.write(`id: ${++id}\nevent: ${frame.event}\ndata: ${JSON.stringify(frame.data)}\n\n`);
-    }
-  } finally {
-    clearInterval(heartbeat);
-    res.end();
-  }
+  await writeEventStream(res, frames, options);
 }
 
 /**

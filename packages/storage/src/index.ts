@@ -5,3 +5,6 @@ export { type RedisLockClient, type RedisLocksOptions, redisLocks } from './lock
 export { MemoryStore } from './memory-store.js';
 export { loadNodeSqlite, NodeSqliteAdapter } from './node-sqlite-adapter.js';
 export { type OpenedStore, type OpenStoreOptions, openStore, STORE_URL_FORMS } from './open-store.js';
+export { PostgresRunStore, type PostgresRunStoreOptions } from './runs/postgres-run-store.js';
+export type { RedisSubscriber } from './runs/redis-run-signals.js';
+export { type RedisRunClient, RedisRunStore, type RedisRunStoreOptions } from './runs/redis-run-store.js';

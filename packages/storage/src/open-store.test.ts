@@ -1,5 +1,12 @@
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { InProcessRunStore, type RunSignal } from '@agenthost/core';
 import { describe, expect, test } from 'vitest';
 import { openStore } from './open-store.js';
+import { PostgresRunStore } from './runs/postgres-run-store.js';
+import { RedisRunStore } from './runs/redis-run-store.js';
+import { clearRedis, DATABASE_URL, REDIS_URL, runNamespace } from './test-services.js';
 
 describe('openStore', () => {
   test.each([
@@ -27,5 +34,40 @@ describe('openStore', () => {
     expect(error.message).toContain(message);
     expect(error.message).not.toContain('hunter2');
     expect(Date.now() - started).toBeLessThan(3000);
+  });
+
+  test.each([
+    ['memory', InProcessRunStore],
+    ['sqlite', InProcessRunStore],
+    ['redis', RedisRunStore],
+    ['postgres', PostgresRunStore],
+  ] as const)('%s has a run store, which close() closes', async (kind, type) => {
+    const dir = await mkdtemp(join(tmpdir(), 'agenthost-runs-'));
+    const namespace = runNamespace('open-runs');
+    const locations = {
+      memory: 'memory',
+      sqlite: `sqlite://${join(dir, 'store.sqlite')}`,
+      redis: REDIS_URL,
+      postgres: DATABASE_URL,
+    };
+    const opened = await openStore(locations[kind], { namespace });
+    const heard: RunSignal[] = [];
+    try {
+      expect(opened.runs).toBeInstanceOf(type);
+      await opened.runs.subscribe('run-1', (signal) => heard.push(signal));
+      await opened.runs.publish('run-1', { type: 'end' });
+      for (let i = 0; i < 100 && heard.length === 0; i++) await new Promise((resolve) => setTimeout(resolve, 10));
+      expect(heard).toStrictEqual([{ type: 'end' }]);
+    } finally {
+      await opened.close();
+      await rm(dir, { recursive: true, force: true });
+      if (kind === 'redis') await clearRedis(namespace);
+    }
+    // Closed: its listeners hear nothing more, and a closed Redis or PostgreSQL store refuses new ones.
+    await opened.runs.publish('run-1', { type: 'cancel' }).catch(() => {});
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    expect(heard).toStrictEqual([{ type: 'end' }]);
+    if (kind === 'redis' || kind === 'postgres')
+      await expect(opened.runs.subscribe('run-1', () => {})).rejects.toMatchObject({ code: 'storage_unavailable' });
   });
 });

@@ -5,8 +5,10 @@ import {
   type ApiKeyStore,
   type HostSecretStore,
   type IdempotencyStore,
+  InProcessRunStore,
   inProcessLocks,
   type LockProvider,
+  type RunStore,
 } from '@agenthost/core';
 import { KeyvStore } from './keyv-store.js';
 import { postgresLocks } from './locks/postgres-locks.js';
@@ -14,6 +16,9 @@ import { type RedisLockClient, redisLocks } from './locks/redis-locks.js';
 import { MemoryStore } from './memory-store.js';
 import { loadNodeSqlite, NodeSqliteAdapter } from './node-sqlite-adapter.js';
 import { RedisConnection } from './redis-connection.js';
+import { PostgresRunStore } from './runs/postgres-run-store.js';
+import type { RedisSubscriber } from './runs/redis-run-signals.js';
+import { RedisRunStore } from './runs/redis-run-store.js';
 
 /** What {@link openStore} opened. */
 export interface OpenedStore {
@@ -29,6 +34,12 @@ export interface OpenedStore {
    * `AgentService` so runs of one session take turns across servers.
    */
   locks: LockProvider;
+  /**
+   * Background runs, their events and the signals between servers: on Redis and PostgreSQL shared by
+   * every server on the store; for memory and SQLite kept in this process (`InProcessRunStore`).
+   * Pass it to `AgentService` as `runs`.
+   */
+  runs: RunStore;
   /** For Redis stores: runs a raw command on the store's connection (for example for shared rate-limit counters). */
   redisCommand?: (args: string[]) => Promise<unknown>;
   /** Closes the store and its connections. */
@@ -100,14 +111,16 @@ interface OpenContext {
   shared: (locks: LockProvider) => LockProvider;
 }
 
-/** The in-memory store: one process, in-process locks, nothing to close. */
+/** The in-memory store: one process, in-process locks and runs, no connection to close. */
 function openMemoryStore(): OpenedStore {
+  const runs = new InProcessRunStore();
   return {
     kind: 'memory',
     description: 'memory',
     store: new MemoryStore(),
     locks: inProcessLocks(),
-    close: async () => {},
+    runs,
+    close: () => runs.close(),
   };
 }
 
@@ -131,12 +144,19 @@ async function openSqliteStore({ location, namespace, onError, Keyv }: OpenConte
   // One SQLite file serves one process, so in-process locks are the shared ones.
   const locks = inProcessLocks();
   const store = new KeyvStore(keyv, { locks });
-  return { kind: 'sqlite', description: `sqlite://${path}`, store, locks, close: () => store.close() };
+  // Background runs live in the process too: they run on it, and a restart ends them anyway.
+  const runs = new InProcessRunStore();
+  const close = async () => {
+    await runs.close();
+    await store.close();
+  };
+  return { kind: 'sqlite', description: `sqlite://${path}`, store, locks, runs, close };
 }
 
 /**
  * Opens a `redis://` or `rediss://` store: one bounded, self-reconnecting connection shared by the
- * Keyv adapter, the locks and {@link OpenedStore.redisCommand}.
+ * Keyv adapter, the locks, the run store and {@link OpenedStore.redisCommand}, and a second one
+ * (opened on the first subscription) that listens for run signals.
  */
 async function openRedisStore(context: OpenContext): Promise<OpenedStore> {
   const { location, url, namespace, connectTimeoutMs, commandTimeoutMs, onError, options, Keyv, shared } = context;
@@ -186,13 +206,24 @@ async function openRedisStore(context: OpenContext): Promise<OpenedStore> {
     }),
   );
   const store = new KeyvStore(keyv, { locks, commandTimeoutMs, onTimeout });
+  const runs = new RedisRunStore({
+    client: () => connection.client,
+    // Its own connection, with the same settings: a subscribed connection can run nothing else.
+    subscriber: () => connection.client.duplicate() as unknown as RedisSubscriber,
+    namespace,
+    commandTimeoutMs,
+    onTimeout,
+    onError,
+  });
   return {
     kind: 'redis',
     description: redact(url),
     store,
     locks,
+    runs,
     redisCommand: (args) => connection.client.sendCommand(args),
     close: async () => {
+      await runs.close();
       await withTimeout(store.close(), commandTimeoutMs, 'Closing the Redis store').catch(() => {});
       connection.close();
     },
@@ -201,7 +232,8 @@ async function openRedisStore(context: OpenContext): Promise<OpenedStore> {
 
 /**
  * Opens a `postgres://` or `postgresql://` store: a pool of our own (with an error listener) for the
- * Keyv adapter, its table created if missing, and advisory locks on a dedicated connection.
+ * Keyv adapter and the run store, their tables created if missing, advisory locks on a dedicated
+ * connection, and another that listens for run signals.
  */
 async function openPostgresStore(context: OpenContext): Promise<OpenedStore> {
   const { location, url, namespace, connectTimeoutMs, commandTimeoutMs, onError, Keyv, shared } = context;
@@ -221,6 +253,13 @@ async function openPostgresStore(context: OpenContext): Promise<OpenedStore> {
   // Without a listener, an idle connection's error (a database restart) would crash the process.
   pool.on('error', onError);
   const table = 'agenthost_kv';
+  const connect = async () => {
+    const client = new pg.Client(settings);
+    client.on('error', onError);
+    await client.connect();
+    return client;
+  };
+  let runs: PostgresRunStore;
   try {
     await pool
       .query(`CREATE TABLE IF NOT EXISTS ${table}(key VARCHAR(255) PRIMARY KEY, value TEXT)`)
@@ -228,6 +267,7 @@ async function openPostgresStore(context: OpenContext): Promise<OpenedStore> {
         // Two servers creating the table at once: the loser sees a unique violation; the table exists.
         if (error?.code !== '23505') throw error;
       });
+    runs = await PostgresRunStore.open(pool, { connect, namespace, commandTimeoutMs, onError });
   } catch (error) {
     await pool.end().catch(() => {});
     throw new Error(`cannot reach the store at ${redact(url)}: ${(error as Error).message}`, { cause: error });
@@ -247,19 +287,13 @@ async function openPostgresStore(context: OpenContext): Promise<OpenedStore> {
     throwOnErrors: true,
   });
   keyv.on('error', onError);
-  const locks = shared(
-    postgresLocks(
-      async () => {
-        const client = new pg.Client(settings);
-        client.on('error', onError);
-        await client.connect();
-        return client;
-      },
-      { commandTimeoutMs },
-    ),
-  );
+  const locks = shared(postgresLocks(connect, { commandTimeoutMs }));
   const store = new KeyvStore(keyv, { locks, commandTimeoutMs });
-  return { kind: 'postgres', description: redact(url), store, locks, close: () => store.close() };
+  const close = async () => {
+    await runs.close();
+    await store.close();
+  };
+  return { kind: 'postgres', description: redact(url), store, locks, runs, close };
 }
 
 /**

@@ -1,7 +1,7 @@
 // Test support (at `@agenthost/storage/test`): where the test servers are, and cleanup of what tests wrote.
 // The Redis and PostgreSQL drivers are optional peers, loaded only when a cleanup needs them.
 
-import { type AgentRecord, agentShape } from '@agenthost/core';
+import { type AgentRecord, agentShape, type RunStore } from '@agenthost/core';
 
 export const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
 export const DATABASE_URL = process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
@@ -22,13 +22,18 @@ export async function clearRedis(prefix: string): Promise<void> {
   }
 }
 
-/** Deletes every row of the store table under `prefix`. */
+/** Deletes every row of the store table under `prefix`, and the runs and run events of namespaces starting with it. */
 export async function clearPostgres(prefix: string): Promise<void> {
   const { default: pg } = await import('pg');
   const client = new pg.Client({ connectionString: DATABASE_URL });
   await client.connect();
   try {
-    await client.query(`DELETE FROM agenthost_kv WHERE key LIKE $1`, [`${prefix.replace(/[\\%_]/g, '\\$&')}%`]);
+    const pattern = `${prefix.replace(/[\\%_]/g, '\\$&')}%`;
+    await client.query(`DELETE FROM agenthost_kv WHERE key LIKE $1`, [pattern]);
+    for (const table of ['agenthost_run_events', 'agenthost_runs']) {
+      const { rows } = await client.query('SELECT to_regclass($1) IS NOT NULL AS present', [table]);
+      if (rows[0]?.present) await client.query(`DELETE FROM ${table} WHERE namespace LIKE $1`, [pattern]);
+    }
   } finally {
     await client.end();
   }
@@ -84,3 +89,24 @@ export const agentRecord = (id: string): AgentRecord =>
     created_at: '2026-01-01T00:00:00.000Z',
     updated_at: '2026-01-01T00:00:00.000Z',
   });
+
+/**
+ * The run store of an opened store (`openStore(...)`), whose `close()` closes the whole opened
+ * store: what a run-store contract suite needs to make and close stores of a backend.
+ */
+export function openedRuns(opened: { runs: RunStore; close(): Promise<void> }): RunStore {
+  const { runs } = opened;
+  return {
+    createRun: (run, options) => runs.createRun(run, options),
+    getRun: (accountId, runId) => runs.getRun(accountId, runId),
+    listRuns: (accountId, agentId, options) => runs.listRuns(accountId, agentId, options),
+    updateRun: (accountId, runId, from, change) => runs.updateRun(accountId, runId, from, change),
+    appendEvents: (runId, events) => runs.appendEvents(runId, events),
+    readEvents: (runId, after, limit) => runs.readEvents(runId, after, limit),
+    publish: (runId, signal) => runs.publish(runId, signal),
+    subscribe: (runId, listener) => runs.subscribe(runId, listener),
+    expiredRuns: (now, limit) => runs.expiredRuns(now, limit),
+    purge: (now) => runs.purge(now),
+    close: () => opened.close(),
+  };
+}

@@ -79,7 +79,12 @@ export interface RunStore {
   createRun(run: StoredRun, options: { maxInFlight: number }): Promise<boolean>;
   /** The run, when it exists and belongs to the account. */
   getRun(accountId: string, runId: string): Promise<StoredRun | undefined>;
-  /** An agent's runs, newest first (by `created_at`, then id), those created before the cursor `before`. */
+  /**
+   * An agent's runs, newest first (by `created_at`, then id). `before` and `next` are creation times
+   * (epoch ms): a page holds the runs created before `before`, at most `limit` of them unless more
+   * were created in the millisecond of its last one (a page never splits a millisecond's runs, so the
+   * next page, those created before `next`, starts exactly where it ended).
+   */
   listRuns(accountId: string, agentId: string, options: { limit: number; before?: number }): Promise<RunPage>;
   /**
    * Applies `change` to the run when its status is one of `from`, atomically. A change to a finished

@@ -26,6 +26,11 @@ export interface RunRequest {
   signal: AbortSignal | undefined;
   /** Earlier turns the caller sent, the history of a run that starts a new session (`RunOptions.history`). */
   history?: unknown;
+  /**
+   * The id of the new session, made before the run (a background run's, which its client knows
+   * from the start); used when the input names no `session_id`. Not a client's field.
+   */
+  sessionId?: string;
 }
 
 /** A run that is ready for its model call: everything checked, the session locked, the history read. */
@@ -88,7 +93,7 @@ export async function refusePendingTurn(store: AgentStore, session: SessionRef):
  */
 export async function prepareRun(
   settings: ServiceSettings,
-  { accountId, agentId, input, signal, history: sent }: RunRequest,
+  { accountId, agentId, input, signal, history: sent, sessionId }: RunRequest,
 ): Promise<PreparedRun> {
   const agent = await findAgent(settings.store, accountId, agentId);
   const run = parseInput(runAgentInputSchema, input);
@@ -102,7 +107,11 @@ export async function prepareRun(
   const maxOutputTokens = config.max_output_tokens ?? settings.maxOutputTokens;
   const output = await runOutput(settings, { accountId, maxOutputTokens }, asked, signal);
   const toolSet = agentTools(settings.tools, config);
-  const session: SessionRef = { accountId, agentId, sessionId: run.session_id ?? settings.generateId('session') };
+  const session: SessionRef = {
+    accountId,
+    agentId,
+    sessionId: run.session_id ?? sessionId ?? settings.generateId('session'),
+  };
   const budget = historyBudget(settings, {
     config,
     info,
@@ -111,8 +120,9 @@ export async function prepareRun(
     tools: toolSet.tools,
   });
 
-  // A session id the server just made is known to nobody else, so only given ids need the lock.
-  const lease = run.session_id ? await lockSession(settings, session, signal) : undefined;
+  // A session id the server just made is known to nobody else, so only given ids need the lock; one
+  // made before the run was handed out (a background run's), so a second run on it waits for this one.
+  const lease = run.session_id || sessionId ? await lockSession(settings, session, signal) : undefined;
   try {
     if (run.session_id) await refusePendingTurn(settings.store, session);
     const history = run.session_id

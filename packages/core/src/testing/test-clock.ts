@@ -22,8 +22,8 @@ export function testClock(start: Date | string = '2026-01-01T00:00:00.000Z'): Te
   return clock;
 }
 
-/** Ids `agent_1`, `agent_2`, `session_1`, ... for readable assertions. Not for production: they are guessable. */
+/** Ids `agent_1`, `agent_2`, `session_1`, `run_1`, ... for readable assertions. Not for production: they are guessable. */
 export function sequentialIds(): IdGenerator {
-  const counters = { agent: 0, session: 0 };
+  const counters = { agent: 0, session: 0, run: 0 };
   return (kind) => `${kind}_${++counters[kind]}`;
 }

@@ -1,0 +1,124 @@
+import { afterEach, beforeEach, describe, expect, test, vi } from 'vitest';
+import type { AgentService } from '../../agent-service.js';
+import { agentHostError } from '../../testing/rejection.js';
+import { type BackgroundFixture, backgroundFixture, collectEvents } from './background-test-kit.js';
+
+const ACME = 'acme';
+let f: BackgroundFixture;
+
+beforeEach(() => {
+  f = backgroundFixture();
+});
+afterEach(() => f.close());
+
+async function agent(service: AgentService, model = 'echo'): Promise<string> {
+  return (await service.createAgent(ACME, { name: 'A', instruction: 'I', model })).agent_id;
+}
+
+describe('reading background runs', () => {
+  test("another account's run is not found on get, events, cancel and list, as an unknown one", async () => {
+    const svc = f.service();
+    const agentId = await agent(svc);
+    const { run_id } = await svc.startRun(ACME, agentId, { input: 'hi' });
+    const refusals = await Promise.all([
+      agentHostError(svc.getRun('other', run_id)),
+      agentHostError(svc.runEvents('other', run_id)),
+      agentHostError(svc.cancelRun('other', run_id)),
+      agentHostError(svc.listRuns('other', agentId)),
+      agentHostError(svc.getRun(ACME, 'run_nope')),
+      agentHostError(svc.runEvents(ACME, 'x'.repeat(129))),
+    ]);
+    expect(refusals.map((e) => [e.code, e.message])).toStrictEqual([
+      ['not_found', 'Run not found'],
+      ['not_found', 'Run not found'],
+      ['not_found', 'Run not found'],
+      ['not_found', 'Agent not found'],
+      ['not_found', 'Run not found'],
+      ['not_found', 'Run not found'],
+    ]);
+    expect((await f.settled(svc, run_id)).status).toBe('completed');
+  });
+
+  test('lists an agent’s runs newest first, a page at a time', async () => {
+    const svc = f.service();
+    const agentId = await agent(svc);
+    const ids: string[] = [];
+    for (const input of ['one', 'two', 'three']) {
+      ids.push((await svc.startRun(ACME, agentId, { input })).run_id);
+      f.clock.advance(1000);
+    }
+    await Promise.all(ids.map((id) => f.settled(svc, id)));
+    const first = await svc.listRuns(ACME, agentId, { limit: 2 });
+    expect(first.runs).toStrictEqual([await svc.getRun(ACME, ids[2]!), await svc.getRun(ACME, ids[1]!)]);
+    expect(first.next_cursor).toStrictEqual(expect.any(String));
+    const second = await svc.listRuns(ACME, agentId, { limit: 2, cursor: first.next_cursor! });
+    expect(second).toStrictEqual({ runs: [await svc.getRun(ACME, ids[0]!)], next_cursor: null });
+    const bad = await Promise.all([
+      agentHostError(svc.listRuns(ACME, agentId, { cursor: 'nope' })),
+      agentHostError(svc.listRuns(ACME, agentId, { limit: 0 })),
+    ]);
+    expect(bad.map((e) => Object.keys(e.details ?? {}))).toStrictEqual([['cursor'], ['limit']]);
+  });
+
+  test('refuses an `after` that is not a whole number from 0', async () => {
+    const svc = f.service();
+    const agentId = await agent(svc);
+    const { run_id } = await svc.startRun(ACME, agentId, { input: 'hi' });
+    for (const after of [-1, 1.5, Number.NaN, 2 ** 53, '3' as never]) {
+      const error = await agentHostError(svc.runEvents(ACME, run_id, { after }));
+      expect([error.code, error.details]).toStrictEqual([
+        'invalid_input',
+        { after: { message: 'after must be a whole number from 0', path: ['after'] } },
+      ]);
+    }
+  });
+
+  test('every event is stored, and told of, before the change that finishes the run, then its end', async () => {
+    const svc = f.service();
+    const agentId = await agent(svc);
+    const log: string[] = [];
+    const { runs } = f;
+    const append = runs.appendEvents.bind(runs);
+    runs.appendEvents = (runId, events) => {
+      log.push(`append ${events.map((e) => e.id).join(',')}`);
+      return append(runId, events);
+    };
+    const update = runs.updateRun.bind(runs);
+    runs.updateRun = (accountId, runId, from, change) => {
+      if (change.status) log.push(`status ${change.status} last ${change.last_event_id ?? '-'}`);
+      return update(accountId, runId, from, change);
+    };
+    const { run_id } = await svc.startRun(ACME, agentId, { input: 'hi there' });
+    await runs.subscribe(run_id, (s) => log.push(s.type === 'events' ? `events ${s.id}` : s.type));
+    const run = await f.settled(svc, run_id);
+    await vi.waitFor(() => expect(log.at(-1)).toBe('end'));
+    const last = run.last_event_id;
+    expect(log.slice(-4)).toStrictEqual([`append ${last}`, `events ${last}`, `status completed last ${last}`, 'end']);
+    expect(log[0]).toBe('status running last -');
+    expect(log.filter((l) => l.startsWith('append')).length).toBeGreaterThan(0);
+  });
+
+  test('a second run on a new background run’s session waits for it and sees its turn', async () => {
+    const svc = f.service();
+    const agentId = await agent(svc, 'slow');
+    const first = await svc.startRun(ACME, agentId, { input: 'first' });
+    await f.slow.started();
+    const second = await svc.startRun(ACME, agentId, { input: 'second', session_id: first.session_id });
+    await vi.waitFor(() => expect(svc.backgroundRunCounts()).toStrictEqual({ queued: 1, running: 1 }));
+    f.slow.send('one');
+    f.slow.finish();
+    await f.slow.started(2);
+    f.slow.send('two');
+    f.slow.finish();
+    expect((await f.settled(svc, second.run_id)).status).toBe('completed');
+    const prompt = f.slow.model.doStreamCalls[1]?.prompt.map((m) => m.role);
+    expect(prompt).toStrictEqual(['system', 'user', 'assistant', 'user']);
+    expect((await f.messages(agentId, first.session_id)).map((m) => m.content)).toStrictEqual([
+      'first',
+      'one',
+      'second',
+      'two',
+    ]);
+    expect((await collectEvents(await svc.runEvents(ACME, first.run_id))).at(-1)?.event.type).toBe('done');
+  });
+});

@@ -1,0 +1,171 @@
+import type { StoredRun } from '../../ports/run-store.js';
+import type { RunAgentInput } from '../../schemas.js';
+import type { ServiceSettings } from '../../service-options.js';
+import { streamAgent } from '../stream-agent.js';
+import { RunEventWriter } from './event-writer.js';
+import { type RunEnding, runEnding, type StopReason, type TurnOutcome } from './run-ending.js';
+import { RunLease } from './run-lease.js';
+import { UNFINISHED_RUN_STATUSES } from './run-states.js';
+import { errorEvent, expiryAt } from './run-views.js';
+
+/** A background run this server runs: where it is, and how to stop it. */
+export interface ActiveRun {
+  readonly runId: string;
+  status: 'queued' | 'running';
+  /**
+   * Stops the run: `lost` when it is no longer this server's (it then writes nothing more), else
+   * the reason it ends with (the first one given).
+   */
+  stop(reason: StopReason | 'lost'): void;
+  /** Settles once the run has ended (never rejects). */
+  done: Promise<void>;
+}
+
+/** What the run was asked: its input and the history the caller sent. */
+export interface RunAsk {
+  input: RunAgentInput;
+  history: unknown;
+}
+
+/** The state of a run in progress, which its parts share. */
+interface RunState {
+  controller: AbortController;
+  reason: StopReason | undefined;
+  lost: boolean;
+  entry: ActiveRun;
+}
+
+/**
+ * Runs a stored (`queued`) run in the background on this server, and returns it as active (it is
+ * removed from `active` once it ended). See {@link executeRun}.
+ */
+export function launchRun(
+  settings: ServiceSettings,
+  active: Map<string, ActiveRun>,
+  run: StoredRun,
+  ask: RunAsk,
+): ActiveRun {
+  const controller = new AbortController();
+  const stop = (reason: StopReason | 'lost') => {
+    if (reason === 'lost') state.lost = true;
+    else state.reason ??= reason;
+    controller.abort(new Error(`The run was stopped (${reason})`));
+  };
+  const entry: ActiveRun = { runId: run.run_id, status: 'queued', stop, done: Promise.resolve() };
+  const state: RunState = { controller, reason: undefined, lost: false, entry };
+  active.set(run.run_id, entry);
+  entry.done = executeRun(settings, run, ask, state)
+    .catch(() => undefined)
+    .finally(() => active.delete(run.run_id));
+  return entry;
+}
+
+/**
+ * A background run from start to end: listens for its cancel, keeps its lease, streams the turn
+ * (whose events the writer stores as they come), then writes its last event and, only after every
+ * event, the change that finishes it. A run that is no longer this server's writes nothing more.
+ */
+async function executeRun(settings: ServiceSettings, run: StoredRun, ask: RunAsk, state: RunState): Promise<void> {
+  const { runs, backgroundRuns } = settings;
+  const { entry } = state;
+  const writer: RunEventWriter = new RunEventWriter(runs, run.run_id, {
+    canWrite: (): boolean => !state.lost && lease.valid(),
+    onStop: (reason) => entry.stop(reason),
+  });
+  const lease: RunLease = new RunLease(
+    {
+      runs,
+      accountId: run.account_id,
+      runId: run.run_id,
+      until: run.lease_until,
+      leaseMs: backgroundRuns.leaseMs,
+      now: () => settings.now().getTime(),
+      lastEventId: (): number => writer.lastId,
+    },
+    { onCancel: () => entry.stop('cancelled'), onLost: () => entry.stop('lost') },
+  );
+  const unsubscribe = await runs
+    .subscribe(run.run_id, (signal) => signal.type === 'cancel' && entry.stop('cancelled'))
+    .catch(() => async () => undefined);
+  try {
+    const outcome = await runTurn(settings, run, ask, state, writer);
+    if (!state.lost) await finishRun(settings, run, runEnding(outcome, state.reason), { writer, lease, state });
+  } finally {
+    lease.stop();
+    writer.stop();
+    await unsubscribe().catch(() => undefined);
+  }
+}
+
+/** The turn: takes the session, marks the run `running`, and hands each event to the writer. */
+async function runTurn(
+  settings: ServiceSettings,
+  run: StoredRun,
+  ask: RunAsk,
+  state: RunState,
+  writer: RunEventWriter,
+): Promise<TurnOutcome> {
+  try {
+    const events = await streamAgent(settings, {
+      accountId: run.account_id,
+      agentId: run.agent_id,
+      input: ask.input,
+      history: ask.history,
+      signal: state.controller.signal,
+      sessionId: run.session_id,
+    });
+    const iterator = events[Symbol.asyncIterator]();
+    try {
+      await markRunning(settings, run, state);
+      for (let next = await iterator.next(); !next.done; next = await iterator.next()) {
+        writer.push(next.value);
+        if (next.value.type === 'done') return { result: next.value.result };
+      }
+      return { error: new Error('The run ended without a result') };
+    } finally {
+      // Releases the session's lock when the events were not read to their end.
+      await iterator.return?.();
+    }
+  } catch (error) {
+    return { error };
+  }
+}
+
+/**
+ * Marks the run `running` once it took its session. A run that is no longer unfinished was ended by
+ * another server (as lost): it stops, writing nothing; a cancel asked meanwhile stops it too.
+ */
+async function markRunning(settings: ServiceSettings, run: StoredRun, state: RunState): Promise<void> {
+  const started = await settings.runs.updateRun(run.account_id, run.run_id, ['queued'], {
+    status: 'running',
+    started_at: settings.now().toISOString(),
+  });
+  if (!started) state.entry.stop('lost');
+  else if (started.cancel_requested) state.entry.stop('cancelled');
+  state.entry.status = 'running';
+}
+
+/**
+ * Writes the run's last event (its `error`, when it failed), waits for every event to be stored,
+ * then finishes the run, only while it is unfinished and this server's lease holds; tells every
+ * server it ended.
+ */
+async function finishRun(
+  settings: ServiceSettings,
+  run: StoredRun,
+  ending: RunEnding,
+  { writer, lease, state }: { writer: RunEventWriter; lease: RunLease; state: RunState },
+): Promise<void> {
+  if (ending.error) writer.push(errorEvent(ending.error));
+  await writer.flush();
+  if (state.lost || !lease.valid()) return;
+  const now = settings.now();
+  const ended = await settings.runs.updateRun(run.account_id, run.run_id, UNFINISHED_RUN_STATUSES, {
+    ...ending,
+    finished_at: now.toISOString(),
+    // A last event that could not be stored is rebuilt from the record by its readers.
+    last_event_id: writer.stopped ? writer.lastId + 1 : writer.lastId,
+    ...expiryAt(now.getTime(), settings.backgroundRuns),
+  });
+  if (ended) await settings.runs.publish(run.run_id, { type: 'end' }).catch(() => undefined);
+}

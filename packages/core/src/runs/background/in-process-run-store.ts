@@ -1,0 +1,131 @@
+import { EventEmitter } from 'node:events';
+import type { RunChange, RunPage, RunSignal, RunStore, StoredRun } from '../../ports/run-store.js';
+import type { RunEventRecord, RunStatus } from '../../records.js';
+import { isFinishedRun } from './run-states.js';
+
+/** Newest first: by creation time, then by id. */
+function newestFirst(a: StoredRun, b: StoredRun): number {
+  const byTime = Date.parse(b.created_at) - Date.parse(a.created_at);
+  return byTime !== 0 ? byTime : b.run_id < a.run_id ? -1 : b.run_id > a.run_id ? 1 : 0;
+}
+
+/**
+ * A {@link RunStore} in this process's memory: the default of `AgentService`, and the run store of
+ * every store kept in one process. Records go in and out as copies, so no caller can change what is
+ * stored; signals go through an `EventEmitter`; `purge` drops what is past its retention.
+ */
+export class InProcessRunStore implements RunStore {
+  readonly #runs = new Map<string, StoredRun>();
+  readonly #events = new Map<string, RunEventRecord[]>();
+  readonly #signals = new EventEmitter().setMaxListeners(0);
+
+  /** @throws Error when a run with the same id exists. */
+  async createRun(run: StoredRun, { maxInFlight }: { maxInFlight: number }): Promise<boolean> {
+    if (this.#runs.has(run.run_id)) throw new Error(`A run with the id ${run.run_id} exists`);
+    let inFlight = 0;
+    for (const r of this.#runs.values()) if (r.account_id === run.account_id && !isFinishedRun(r.status)) inFlight++;
+    if (inFlight >= maxInFlight) return false;
+    this.#runs.set(run.run_id, structuredClone(run));
+    this.#events.set(run.run_id, []);
+    return true;
+  }
+
+  async getRun(accountId: string, runId: string): Promise<StoredRun | undefined> {
+    const run = this.#runs.get(runId);
+    return run?.account_id === accountId ? structuredClone(run) : undefined;
+  }
+
+  /**
+   * `before` and `next` are creation times (epoch ms): a page holds runs created before `before`,
+   * and never splits the runs of one millisecond (it holds them all, past `limit` if need be), so
+   * the next page starts exactly where it ended.
+   */
+  async listRuns(
+    accountId: string,
+    agentId: string,
+    { limit, before }: { limit: number; before?: number },
+  ): Promise<RunPage> {
+    const older = [...this.#runs.values()]
+      .filter((r) => r.account_id === accountId && r.agent_id === agentId)
+      .filter((r) => before === undefined || Date.parse(r.created_at) < before)
+      .sort(newestFirst);
+    let end = Math.min(limit, older.length);
+    const last = older[end - 1];
+    while (last && end < older.length && older[end]?.created_at === last.created_at) end++;
+    const runs = older.slice(0, end).map((r) => structuredClone(r));
+    return end < older.length && last ? { runs, next: Date.parse(last.created_at) } : { runs };
+  }
+
+  async updateRun(
+    accountId: string,
+    runId: string,
+    from: readonly RunStatus[],
+    change: RunChange,
+  ): Promise<StoredRun | undefined> {
+    const run = this.#runs.get(runId);
+    if (run?.account_id !== accountId || !from.includes(run.status)) return undefined;
+    Object.assign(run, structuredClone(change));
+    return structuredClone(run);
+  }
+
+  /** @throws Error for an unknown run, or an event whose id is not above the run's last. */
+  async appendEvents(runId: string, events: readonly RunEventRecord[]): Promise<void> {
+    const stored = this.#events.get(runId);
+    if (!stored) throw new Error(`No run ${runId} to append events to`);
+    let last = stored.at(-1)?.id ?? 0;
+    for (const e of events) {
+      if (!Number.isSafeInteger(e.id) || e.id <= last) throw new Error(`Event id ${e.id} does not follow ${last}`);
+      last = e.id;
+    }
+    stored.push(...structuredClone(events));
+  }
+
+  async readEvents(runId: string, after: number, limit: number): Promise<RunEventRecord[]> {
+    const stored = this.#events.get(runId) ?? [];
+    const from = stored.findIndex((e) => e.id > after);
+    return from < 0 ? [] : structuredClone(stored.slice(from, from + limit));
+  }
+
+  async publish(runId: string, signal: RunSignal): Promise<void> {
+    this.#signals.emit(runId, structuredClone(signal));
+  }
+
+  /** A listener that throws is ignored: it cannot stop the others or the publisher. */
+  async subscribe(runId: string, listener: (signal: RunSignal) => void): Promise<() => Promise<void>> {
+    const safe = (signal: RunSignal) => {
+      try {
+        listener(structuredClone(signal));
+      } catch {
+        // A listener's own failure is its own.
+      }
+    };
+    this.#signals.on(runId, safe);
+    return async () => {
+      this.#signals.off(runId, safe);
+    };
+  }
+
+  async expiredRuns(now: number, limit: number): Promise<StoredRun[]> {
+    return [...this.#runs.values()]
+      .filter((r) => !isFinishedRun(r.status) && r.lease_until < now)
+      .sort((a, b) => a.lease_until - b.lease_until)
+      .slice(0, limit)
+      .map((r) => structuredClone(r));
+  }
+
+  async purge(now: number): Promise<void> {
+    for (const [runId, run] of this.#runs) {
+      if (run.expires_at !== null && run.expires_at <= now) {
+        this.#runs.delete(runId);
+        this.#events.delete(runId);
+      } else if (run.events_expire_at !== null && run.events_expire_at <= now) {
+        this.#events.set(runId, []);
+      }
+    }
+  }
+
+  /** Forgets every subscription. */
+  async close(): Promise<void> {
+    this.#signals.removeAllListeners();
+  }
+}

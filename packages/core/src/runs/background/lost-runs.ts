@@ -1,0 +1,47 @@
+import type { RunStore, StoredRun } from '../../ports/run-store.js';
+import type { RunFailure } from '../../records.js';
+import { UNFINISHED_RUN_STATUSES } from './run-states.js';
+import { errorEvent, expiryAt } from './run-views.js';
+
+/** Why a run whose server stopped renewing its lease failed. */
+export const SERVER_LOST: RunFailure = {
+  code: 'server_lost',
+  message: 'The server running the run stopped before it finished',
+};
+
+/** The id of a run's last event: its record's, or a later one written since (the record lags behind). */
+async function lastEventId(runs: RunStore, run: StoredRun): Promise<number> {
+  let last = run.last_event_id;
+  for (;;) {
+    const batch = await runs.readEvents(run.run_id, last, 100);
+    last = batch.at(-1)?.id ?? last;
+    if (batch.length < 100) return last;
+  }
+}
+
+/**
+ * Ends a run whose lease ran out as `failed` (`server_lost`): first the record, through a change
+ * that applies only while the run is unfinished (so of several servers only one does it, and never
+ * to a run that finished meanwhile), then its `error` event, then the `end` signal.
+ * @returns whether this call ended it.
+ */
+export async function markLost(
+  runs: RunStore,
+  run: StoredRun,
+  options: { now: number; eventRetentionMs: number; recordRetentionMs: number },
+): Promise<boolean> {
+  const id = (await lastEventId(runs, run)) + 1;
+  const change = {
+    status: 'failed' as const,
+    error: SERVER_LOST,
+    finished_at: new Date(options.now).toISOString(),
+    last_event_id: id,
+    ...expiryAt(options.now, options),
+  };
+  const ended = await runs.updateRun(run.account_id, run.run_id, UNFINISHED_RUN_STATUSES, change);
+  if (!ended) return false;
+  await runs.appendEvents(run.run_id, [{ id, event: errorEvent(SERVER_LOST) }]);
+  await runs.publish(run.run_id, { type: 'events', id });
+  await runs.publish(run.run_id, { type: 'end' });
+  return true;
+}

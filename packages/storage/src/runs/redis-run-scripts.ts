@@ -1,0 +1,94 @@
+// The Lua scripts of the Redis run store. Each runs as one step on the server: that is what makes
+// the limit check of `createRun` and the status check of `updateRun` atomic with their writes.
+// Every field of a run's hash holds the field's JSON (a status is stored as `"running"`), so the
+// scripts compare and copy values without decoding them; numbers are read with `tonumber`.
+
+/**
+ * Stores a new run unless its account has `max` runs in flight.
+ * KEYS: run hash, account's in-flight set, leases zset, agent's run list (zset).
+ * ARGV: max, run id, lease_until, created ms, then field/value pairs of the hash.
+ * Returns 1 (stored), 0 (limit reached) or -1 (a run with this id exists).
+ */
+export const CREATE_RUN = `
+if redis.call('EXISTS', KEYS[1]) == 1 then return -1 end
+if redis.call('SCARD', KEYS[2]) >= tonumber(ARGV[1]) then return 0 end
+redis.call('HSET', KEYS[1], unpack(ARGV, 5))
+redis.call('SADD', KEYS[2], ARGV[2])
+redis.call('ZADD', KEYS[3], ARGV[3], ARGV[2])
+redis.call('ZADD', KEYS[4], ARGV[4], ARGV[2])
+redis.call('PERSIST', KEYS[4])
+return 1
+`;
+
+/**
+ * Applies a change to a run of the account whose status is one of `from`, then keeps the indexes
+ * in step: an unfinished run is in the in-flight set and in the leases zset at its lease; a finished
+ * one is in neither, and its hash and events expire at its `expires_at` and `events_expire_at`; its
+ * agent's run list lives at least as long as it (when the list's key is given).
+ * KEYS: run hash, account's in-flight set, leases zset, events stream, agent's run list (or the run
+ * hash again when not known).
+ * ARGV: account id (JSON), run id, n, n statuses (JSON), '1' when KEYS[5] is the list, then
+ * field/value pairs to set.
+ * Returns the hash after the change (HGETALL), or nil when the run is not there, not the account's,
+ * or not in one of the statuses.
+ */
+export const UPDATE_RUN = `
+local run = KEYS[1]
+if redis.call('HGET', run, 'account_id') ~= ARGV[1] then return false end
+local status = redis.call('HGET', run, 'status')
+local n = tonumber(ARGV[3])
+local allowed = false
+for i = 4, 3 + n do
+  if ARGV[i] == status then allowed = true end
+end
+if not allowed then return false end
+local withList = ARGV[4 + n] == '1'
+if #ARGV > 4 + n then redis.call('HSET', run, unpack(ARGV, 5 + n)) end
+status = redis.call('HGET', run, 'status')
+if status == '"queued"' or status == '"running"' then
+  redis.call('SADD', KEYS[2], ARGV[2])
+  redis.call('ZADD', KEYS[3], tonumber(redis.call('HGET', run, 'lease_until')), ARGV[2])
+  return redis.call('HGETALL', run)
+end
+redis.call('SREM', KEYS[2], ARGV[2])
+redis.call('ZREM', KEYS[3], ARGV[2])
+local eventsAt = tonumber(redis.call('HGET', run, 'events_expire_at'))
+if eventsAt then redis.call('PEXPIREAT', KEYS[4], eventsAt) end
+local expiresAt = tonumber(redis.call('HGET', run, 'expires_at'))
+local reply = redis.call('HGETALL', run)
+if expiresAt then
+  if withList then
+    local time = redis.call('TIME')
+    local now = tonumber(time[1]) * 1000 + math.floor(tonumber(time[2]) / 1000)
+    local ttl = redis.call('PTTL', KEYS[5])
+    if expiresAt > now and (ttl == -1 or (ttl >= 0 and now + ttl < expiresAt)) then
+      redis.call('PEXPIREAT', KEYS[5], expiresAt)
+    end
+  end
+  redis.call('PEXPIREAT', run, expiresAt)
+end
+return reply
+`;
+
+/**
+ * Appends events to a run's stream under ids `<id>-0`, skipping ids it already holds (a retried
+ * append); a finished run's stream expires at its `events_expire_at`. Nothing is stored for a run
+ * that does not exist (any more).
+ * KEYS: events stream, run hash. ARGV: id/event pairs, ids increasing.
+ * Returns 1, or 0 when the run does not exist.
+ */
+export const APPEND_EVENTS = `
+if redis.call('EXISTS', KEYS[2]) == 0 then return 0 end
+local last = 0
+local top = redis.call('XREVRANGE', KEYS[1], '+', '-', 'COUNT', 1)
+if top[1] then last = tonumber(string.match(top[1][1], '^%d+')) end
+for i = 1, #ARGV, 2 do
+  if tonumber(ARGV[i]) > last then redis.call('XADD', KEYS[1], ARGV[i] .. '-0', 'e', ARGV[i + 1]) end
+end
+local status = redis.call('HGET', KEYS[2], 'status')
+if status ~= '"queued"' and status ~= '"running"' then
+  local eventsAt = tonumber(redis.call('HGET', KEYS[2], 'events_expire_at'))
+  if eventsAt then redis.call('PEXPIREAT', KEYS[1], eventsAt) end
+end
+return 1
+`;
