@@ -17,6 +17,8 @@ const LEASE_MS = 2_000;
 const BOUND_MS = LEASE_MS * 1.5;
 /** What a loaded machine may add: the sweep's own store calls, and the polling below. */
 const SLACK_MS = 2_000;
+/** The lease of a Redis lock: a lost server's session is free again within it. */
+const LOCK_LEASE_MS = 10_000;
 let fake: FakeOpenAIServer;
 
 beforeAll(async () => {
@@ -50,7 +52,7 @@ describe.each([
       AGENTHOST_API_KEYS: `${account}:${KEY}`,
       AGENTHOST_PROVIDERS: JSON.stringify({ slow: { baseURL: fake.baseURL, models: ['model'] } }),
       AGENTHOST_RUN_LEASE_MS: String(LEASE_MS),
-      AGENTHOST_LOCK_LEASE_MS: '10000',
+      AGENTHOST_LOCK_LEASE_MS: String(LOCK_LEASE_MS),
     };
     const [a, b] = await Promise.all([startServer(env), startServer(env)]);
     const created = await api(b.url, KEY, 'POST', '/agents', { name: 'S', instruction: 'Go.', model: 'slow/model' });
@@ -100,6 +102,7 @@ describe.each([
     // The session is free again (on Redis once A's lock lease ran out) and holds the new turn only.
     const next = await api(b.url, KEY, 'POST', `/agents/${agentId}/run`, { input: 'again', session_id: 'doomed' });
     expect([next.status, next.body.data?.output]).toStrictEqual([200, 'Reply to: again']);
+    expect(Date.now() - killed).toBeLessThan(LOCK_LEASE_MS + SLACK_MS);
     const opened = await openStore(store, { namespace });
     try {
       const stored = await opened.store.readMessages({ accountId: account, agentId, sessionId: 'doomed' });

@@ -84,6 +84,15 @@ async function messagesOf(store: string, namespace: string, pair: Pair, sessionI
   }
 }
 
+/** The gauge of background runs a server serves at /metrics: [queued, running]. */
+async function gauge(server: StartedServer): Promise<number[]> {
+  const text = await (await fetch(server.url.replace(/\/api\/v1$/, '/metrics'))).text();
+  return ['queued', 'running'].map((status) => {
+    const line = text.split('\n').find((l) => l.startsWith(`agenthost_background_runs{status="${status}"} `));
+    return Number(line?.split(' ')[1]);
+  });
+}
+
 /** A run on A, three events read on B, the rest on A after `Last-Event-ID: 3`: each event once, in order. */
 async function resumeAcrossServers(store: string, namespace: string, pair: Pair): Promise<string> {
   const { a, b, agentId } = pair;
@@ -128,6 +137,11 @@ async function cancelAcrossServers(store: string, namespace: string, pair: Pair)
   const run = started.body.data as { run_id: string; session_id: string };
   const request = await eventually('the provider to be asked', () => fake.requests[before]);
   await readFrames(`${b.url}/runs/${run.run_id}/events`, KEY, { until: (f) => f.length === 2 });
+  // Each server counts the runs it runs.
+  expect([await gauge(a), await gauge(b)]).toStrictEqual([
+    [0, 1],
+    [0, 0],
+  ]);
 
   const asked = Date.now();
   const cancelled = await api(b.url, KEY, 'POST', `/runs/${run.run_id}/cancel`);
@@ -147,6 +161,7 @@ async function cancelAcrossServers(store: string, namespace: string, pair: Pair)
   // A stopped its model call: the provider saw the request go away, long before its end.
   await eventually('the provider to see the request aborted', () => request.aborted, 1_000);
   expect(request.completed).toBe(false);
+  await eventually('A to count no run', async () => (await gauge(a)).join() === '0,0');
 
   const frames = await readFrames(`${a.url}/runs/${run.run_id}/events`, KEY);
   expect(frames.map((f) => f.id)).toStrictEqual(frames.map((_, i) => i + 1));

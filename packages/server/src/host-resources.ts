@@ -59,6 +59,8 @@ function serviceFor(config: ServerConfig, store: OpenedStore, tools: ToolProvide
     tools,
     locks: store.locks,
     runWaitMs: config.runWaitMs,
+    // Background runs live where the store is, so every server sharing it sees them and their signals.
+    runs: store.runs,
     backgroundRuns: config.backgroundRuns,
     maxInputChars: limits.maxInputChars,
     maxOutputTokens: limits.maxOutputTokens,

@@ -20,6 +20,11 @@ const STORED_RUN = 'agenthost.playground.backgroundRun';
 
 /** The text of each message shown, in order (a message's first paragraph is its text). */
 const messageTexts = (page: Page) => page.locator('.messages article > p:first-child').allTextContents();
+/** Waits until the last message shown (the answer being streamed) has `text` in it. */
+const answerShows = (page: Page, text: string) =>
+  expect
+    .poll(async () => (await messageTexts(page)).at(-1), { timeout: 30_000 })
+    .toEqual(expect.stringContaining(text));
 /** The run the page keeps for a reload, as stored. */
 const storedRun = (page: Page) => page.evaluate<string | null>(`localStorage.getItem(${JSON.stringify(STORED_RUN)})`);
 
@@ -88,30 +93,33 @@ describe.runIf(present)('background runs in the playground', () => {
     await setup(page, origin);
 
     await sendInBackground(page, 'tell me slowly');
-    await page.getByText(/piece2 /).waitFor();
+    await answerShows(page, 'piece2 ');
     expect(JSON.parse((await storedRun(page)) ?? '{}')).toMatchObject({ input: 'tell me slowly' });
     await page.reload();
     // Reattached: the agent and the session show again, and the rest of the answer arrives.
     await expect.poll(() => messageTexts(page), { timeout: 30_000 }).toStrictEqual(['tell me slowly', ANSWER]);
-    expect(await storedRun(page)).toBeNull();
+    // Once the run has ended, the page forgets it and shows the session as stored.
+    await expect.poll(() => storedRun(page), { timeout: 30_000 }).toBeNull();
+    await expect.poll(() => messageTexts(page)).toStrictEqual(['tell me slowly', ANSWER]);
     expect(fake.requests).toHaveLength(1);
     const sessions = page.getByRole('button', { name: /^Open session of / });
     await expect.poll(() => sessions.allTextContents()).toStrictEqual([expect.stringMatching(/· 2 messages$/)]);
 
     // Away (another page) until the run has finished; back, the page shows its result.
     await sendInBackground(page, 'and again');
-    await page.getByText(/piece1 /).waitFor();
+    await answerShows(page, 'piece1 ');
     await page.goto('about:blank');
     await expect.poll(() => fake.requests[1]?.completed, { timeout: 30_000 }).toBe(true);
     await page.goto(`${origin}/playground/`);
     await expect
       .poll(() => messageTexts(page), { timeout: 30_000 })
       .toStrictEqual(['tell me slowly', ANSWER, 'and again', ANSWER]);
-    expect(await storedRun(page)).toBeNull();
+    await expect.poll(() => storedRun(page)).toBeNull();
+    await expect.poll(() => messageTexts(page)).toStrictEqual(['tell me slowly', ANSWER, 'and again', ANSWER]);
 
     // Stop cancels a background run: nothing of it is stored.
     await sendInBackground(page, 'never mind');
-    await page.getByText(/piece1 /).waitFor();
+    await answerShows(page, 'piece1 ');
     await page.getByRole('button', { name: 'Stop', exact: true }).click();
     await page.getByRole('alert').getByText('The run was cancelled').waitFor();
     await expect.poll(() => fake.requests[2]?.aborted).toBe(true);
