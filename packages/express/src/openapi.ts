@@ -92,7 +92,7 @@ A key authenticates one account, which sees only its own agents. A key may be li
 request without a valid key gets 401 whatever else is wrong with it.
 
 **Envelope.** Every answer is JSON (\`application/json; charset=utf-8\`), streamed runs excepted: on success
-\`{"success": true, "data": ..., "status": 200}\`, on failure \`{"success": false, "error": "...", "code": "...",
+\`{"success": true, "data": ..., "status": 200}\` (202 for a background run's start), on failure \`{"success": false, "error": "...", "code": "...",
 "details"?: {...}, "status": <the HTTP status>}\`. \`code\` is a stable machine code (\`rate_limited\`,
 \`storage_unavailable\`, \`provider_rate_limited\`...; the \`ErrorEnvelope\` schema lists them all), so two answers
 of one status can be told apart. Validation errors carry \`details\`, one \`{message, path}\` per offending
