@@ -2,7 +2,7 @@ import { useEffect, useState } from 'react';
 import { AgentForm } from './agent-form';
 import { AgentPanels } from './agent-panels';
 import { AgentPicker, type MetadataFilter } from './agent-picker';
-import { loadFollowedRun } from './background-run';
+import { loadFollowedRun, saveFollowedRun } from './background-run';
 import { ChatColumn } from './chat-column';
 import { ErrorLine } from './error-line';
 import { KeyForm } from './key-form';
@@ -35,6 +35,8 @@ export function App() {
 
   function changeKey(key: string) {
     saveKey(key);
+    // The run followed belongs to the old key's account, and its text should not outlive the key.
+    saveFollowedRun(undefined);
     setApiKey(key);
     setAgentId(undefined);
     start();
