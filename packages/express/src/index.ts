@@ -16,7 +16,7 @@ export { createHealthRouter, type HealthOptions } from './health.js';
 export { createAgentBodySchema, runAgentBodySchema, updateAgentBodySchema } from './http-bodies.js';
 export { errorResponse, INTERNAL_ERROR_MESSAGE, STATUS_BY_CODE } from './http-errors.js';
 export { type IdempotencyOptions, idempotent } from './idempotency.js';
-export { type AgentMetrics, createMetrics, metricsHandler } from './metrics.js';
+export { type AgentMetrics, type BackgroundRunCounts, createMetrics, metricsHandler } from './metrics.js';
 export { openApiDocument } from './openapi.js';
 export { failedAuthLimiter, type Limit, perKeyLimiter, type RateLimitOptions } from './rate-limits.js';
 export {

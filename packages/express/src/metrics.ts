@@ -1,7 +1,7 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
 import type { RunObservation } from '@agenthost/core';
 import type { RequestHandler } from 'express';
-import { Counter, collectDefaultMetrics, Histogram, Registry } from 'prom-client';
+import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom-client';
 
 /** The metrics of one server: hand it to the router and the service, serve it with {@link metricsHandler}. */
 export interface AgentMetrics {
@@ -12,11 +12,38 @@ export interface AgentMetrics {
   observeError(code: string): void;
   /** Records requests by method, route template and status (the router mounts it). */
   requests: RequestHandler;
+  /**
+   * Reports the background runs of a service on every scrape: pass `() => service.backgroundRunCounts()`.
+   * Until then the gauge reads 0.
+   */
+  observeBackgroundRuns(count: () => BackgroundRunCounts): void;
+}
+
+/** How many background runs a server is running, by status. */
+export interface BackgroundRunCounts {
+  queued: number;
+  running: number;
+}
+
+/** The gauge of background runs, read from `source()` at each scrape. */
+function backgroundRunGauge(registry: Registry, source: () => BackgroundRunCounts | undefined): Gauge {
+  return new Gauge({
+    name: 'agenthost_background_runs',
+    help: 'Background runs this server is running now, by status',
+    labelNames: ['status'],
+    registers: [registry],
+    collect() {
+      const counts = source() ?? { queued: 0, running: 0 };
+      this.set({ status: 'queued' }, counts.queued);
+      this.set({ status: 'running' }, counts.running);
+    },
+  });
 }
 
 /**
  * Prometheus metrics (prom-client) of the API: requests and their latency by route and status, runs
- * by model and outcome, tokens by model, model-call latency, storage errors, and the process's own
+ * by model and outcome, tokens by model, model-call latency, storage errors, background runs in
+ * progress by status, and the process's own
  * metrics. Routes are labelled by template (`/api/v1/agents/:agentId/run`), never by raw path.
  */
 export function createMetrics(options: { processMetrics?: boolean } = {}): AgentMetrics {
@@ -59,8 +86,13 @@ export function createMetrics(options: { processMetrics?: boolean } = {}): Agent
     help: 'Requests answered 503 because the store was unavailable',
     registers: [registry],
   });
+  let backgroundRuns: (() => BackgroundRunCounts) | undefined;
+  backgroundRunGauge(registry, () => backgroundRuns?.());
   return {
     registry,
+    observeBackgroundRuns(count) {
+      backgroundRuns = count;
+    },
     observeRun({ model, outcome, tokens: used, providerMs }) {
       runs.inc({ model, outcome });
       if (used) {

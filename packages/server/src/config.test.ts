@@ -20,6 +20,8 @@ describe('loadConfig', () => {
       secret: undefined,
       runWaitMs: 30_000,
       unsafeDisableLocks: false,
+      lockLeaseMs: 15_000,
+      backgroundRuns: { maxInFlight: 16, eventRetentionMs: 3_600_000, recordRetentionMs: 604_800_000, leaseMs: 10_000 },
       rateLimitPerMinute: 600,
       authFailureLimit: 30,
       trustProxy: false,
@@ -83,6 +85,11 @@ describe('loadConfig', () => {
         AGENTHOST_PROVIDER_TIMEOUT_MS: '30000',
         AGENTHOST_PROVIDER_RETRIES: '0',
         AGENTHOST_UNSAFE_DISABLE_LOCKS: 'false',
+        AGENTHOST_LOCK_LEASE_MS: '20000',
+        AGENTHOST_RUNS_MAX_IN_FLIGHT: '4',
+        AGENTHOST_RUN_EVENTS_RETENTION_S: '60',
+        AGENTHOST_RUN_RECORDS_RETENTION_S: '86400',
+        AGENTHOST_RUN_LEASE_MS: '2000',
         UNRELATED: 'x',
       }),
     ).toStrictEqual({
@@ -108,6 +115,8 @@ describe('loadConfig', () => {
       secret: 'a-deployment-secret-of-32-chars!',
       runWaitMs: 5000,
       unsafeDisableLocks: false,
+      lockLeaseMs: 20_000,
+      backgroundRuns: { maxInFlight: 4, eventRetentionMs: 60_000, recordRetentionMs: 86_400_000, leaseMs: 2_000 },
       rateLimitPerMinute: 0,
       authFailureLimit: 5,
       trustProxy: '10.0.0.0/8,127.0.0.1',
@@ -151,6 +160,7 @@ describe('loadConfig', () => {
         AGENTHOST_RUN_WAIT_MS: '0',
         AGENTHOST_UNSAFE_DISABLE_LOCKS: 'yes',
         AGENTHOST_SECRET: 'too-short-secret-value',
+        AGENTHOST_RUN_RECORDS_RETENTION_S: '60',
       });
     } catch (e) {
       error = e;
@@ -166,6 +176,7 @@ describe('loadConfig', () => {
       'AGENTHOST_SECRET: must be at least 32 characters',
       'AGENTHOST_RUN_WAIT_MS: must be at least 1',
       'AGENTHOST_UNSAFE_DISABLE_LOCKS: must be "true" or "false"',
+      "AGENTHOST_RUN_RECORDS_RETENTION_S: must be at least AGENTHOST_RUN_EVENTS_RETENTION_S (3600), since a run's events are read through its record",
       'OPENAI_BASE_URL: must be an http(s) URL',
       'OPENAI_API: must be "responses" or "chat"',
     ]);
@@ -197,6 +208,20 @@ describe('loadConfig', () => {
       'AGENTHOST_MCP_SERVERS.bad name: server names are 1-64 characters of letters, digits, "_" or "-"',
     ],
     [{ AGENTHOST_PROVIDER_RETRIES: '11' }, 'AGENTHOST_PROVIDER_RETRIES: must be at most 10'],
+    [{ AGENTHOST_RUNS_MAX_IN_FLIGHT: '0' }, 'AGENTHOST_RUNS_MAX_IN_FLIGHT: must be at least 1'],
+    [{ AGENTHOST_RUNS_MAX_IN_FLIGHT: 'many' }, 'AGENTHOST_RUNS_MAX_IN_FLIGHT: must be a number'],
+    [{ AGENTHOST_RUN_EVENTS_RETENTION_S: '2592001' }, 'AGENTHOST_RUN_EVENTS_RETENTION_S: must be at most 2592000'],
+    [{ AGENTHOST_RUN_RECORDS_RETENTION_S: '1.5' }, 'AGENTHOST_RUN_RECORDS_RETENTION_S: must be a whole number'],
+    [{ AGENTHOST_RUN_LEASE_MS: '999' }, 'AGENTHOST_RUN_LEASE_MS: must be at least 1000'],
+    [{ AGENTHOST_LOCK_LEASE_MS: '2000' }, 'AGENTHOST_LOCK_LEASE_MS: must be at least 10000'],
+    [
+      { AGENTHOST_RUN_RECORDS_RETENTION_S: '600' },
+      "AGENTHOST_RUN_RECORDS_RETENTION_S: must be at least AGENTHOST_RUN_EVENTS_RETENTION_S (3600), since a run's events are read through its record",
+    ],
+    [
+      { AGENTHOST_RUN_EVENTS_RETENTION_S: '120', AGENTHOST_RUN_RECORDS_RETENTION_S: '60' },
+      "AGENTHOST_RUN_RECORDS_RETENTION_S: must be at least AGENTHOST_RUN_EVENTS_RETENTION_S (120), since a run's events are read through its record",
+    ],
     [{ AGENTHOST_MAX_INPUT_CHARS: 'lots' }, 'AGENTHOST_MAX_INPUT_CHARS: must be a number'],
     [
       { AGENTHOST_API_KEYS: 'a:same-key-0123456789,b:same-key-0123456789' },

@@ -2,7 +2,13 @@ import { isIP } from 'node:net';
 import { MIN_SECRET_LENGTH } from '@agenthost/core';
 import type { McpServerConfig } from '@agenthost/tools';
 import { z } from 'zod';
-import { httpUrl, jsonText, optional } from './env-schema.js';
+import {
+  type BackgroundRunSettings,
+  backgroundRunProblems,
+  backgroundRunSettings,
+  backgroundRunVariables,
+} from './background-runs-config.js';
+import { httpUrl, jsonText, optional, whole } from './env-schema.js';
 import { defaultStore } from './home.js';
 import { type ProvidersConfig, readProviders } from './providers-config.js';
 
@@ -40,6 +46,10 @@ export interface ServerConfig {
   runWaitMs: number;
   /** Cross-process locks off: loses writes when servers share a store. For tests and demos only. */
   unsafeDisableLocks: boolean;
+  /** The lease of a Redis lock, in ms: how long a session a lost server was running stays locked. */
+  lockLeaseMs: number;
+  /** Limits of background runs. */
+  backgroundRuns: BackgroundRunSettings;
   /** Requests per API key per minute (0: no limit). */
   rateLimitPerMinute: number;
   /** Failed authentications per client address per 15 minutes (0: no limit). */
@@ -95,13 +105,6 @@ export const MIN_KEY_LENGTH = 16;
 const ACCOUNT = /^[A-Za-z0-9._-]{1,64}$/;
 const HOST_NAME =
   /^(?=.{1,253}$)[A-Za-z0-9]([A-Za-z0-9-]{0,61}[A-Za-z0-9])?(\.[A-Za-z0-9]([A-Za-z0-9-]{0,61}[A-Za-z0-9])?)*$/;
-
-const whole = (min: number, max: number) =>
-  z.coerce
-    .number({ error: 'must be a number' })
-    .int('must be a whole number')
-    .min(min, `must be at least ${min}`)
-    .max(max, `must be at most ${max}`);
 
 const mcpServer = z.union(
   [
@@ -204,6 +207,7 @@ const envSchema = z.object({
   AGENTHOST_UNSAFE_DISABLE_LOCKS: optional(z.enum(['true', 'false'], { error: 'must be "true" or "false"' })).transform(
     (v) => v === 'true',
   ),
+  ...backgroundRunVariables,
   AGENTHOST_RATE_LIMIT: optional(whole(0, 1_000_000)).transform((n) => n ?? 600),
   AGENTHOST_AUTH_FAILURE_LIMIT: optional(whole(0, 1_000_000)).transform((n) => n ?? 30),
   AGENTHOST_TRUST_PROXY: optional(
@@ -272,9 +276,10 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
   const models = readProviders(env);
   const problems = [
     ...(parsed.success ? [] : parsed.error.issues.map((issue) => `${issue.path.join('.')}: ${issue.message}`)),
+    ...backgroundRunProblems(env),
     ...('problems' in models ? models.problems : []),
   ];
-  if (!parsed.success || 'problems' in models) throw new ConfigError(problems);
+  if (!parsed.success || 'problems' in models || problems.length) throw new ConfigError(problems);
   const e = parsed.data;
   return {
     port: e.PORT,
@@ -291,6 +296,8 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     secret: e.AGENTHOST_SECRET,
     runWaitMs: e.AGENTHOST_RUN_WAIT_MS,
     unsafeDisableLocks: e.AGENTHOST_UNSAFE_DISABLE_LOCKS,
+    lockLeaseMs: e.AGENTHOST_LOCK_LEASE_MS,
+    backgroundRuns: backgroundRunSettings(e),
     rateLimitPerMinute: e.AGENTHOST_RATE_LIMIT,
     authFailureLimit: e.AGENTHOST_AUTH_FAILURE_LIMIT,
     trustProxy: e.AGENTHOST_TRUST_PROXY,

@@ -27,3 +27,11 @@ export const jsonText = (example: string) =>
       return z.NEVER;
     }
   });
+
+/** A whole number from `min` to `max`, from its text. */
+export const whole = (min: number, max: number) =>
+  z.coerce
+    .number({ error: 'must be a number' })
+    .int('must be a whole number')
+    .min(min, `must be at least ${min}`)
+    .max(max, `must be at most ${max}`);

@@ -37,6 +37,14 @@ export const SETTINGS = `Settings come from environment variables:
                         Give every server and the keys CLI the same one; changing it invalidates issued
                         keys and restarts rate-limit counts
   AGENTHOST_RUN_WAIT_MS how long a run waits for an earlier run of its session (default 30000)
+  AGENTHOST_RUNS_MAX_IN_FLIGHT       background runs one account may have queued or running at once,
+                                     on all servers (default 16; 429 beyond)
+  AGENTHOST_RUN_EVENTS_RETENTION_S   how long a finished background run's events can be read (default 3600)
+  AGENTHOST_RUN_RECORDS_RETENTION_S  how long a finished background run can be read (default 604800)
+  AGENTHOST_RUN_LEASE_MS             lease of a running background run: a lost server's runs fail
+                                     within 1.5 leases (default 10000)
+  AGENTHOST_LOCK_LEASE_MS            lease of a Redis lock: a lost server's sessions unlock within it
+                                     (default 15000; at least 10000)
   AGENTHOST_RATE_LIMIT           requests per API key per minute (default 600; 0: no limit; shared on Redis)
   AGENTHOST_AUTH_FAILURE_LIMIT   failed authentications per client address per 15 minutes (default 30; 0: none)
   AGENTHOST_TRUST_PROXY          false (default), true, a number of proxies, or proxy addresses: where client

@@ -29,8 +29,11 @@ export interface HostResources {
   devKey: KeyEntry | undefined;
   resolveKey: KeyResolver;
   metrics: AgentMetrics | undefined;
-  /** Closes the store, the MCP servers and the store's claim. */
-  close(): Promise<void>;
+  /**
+   * Stops the service's background runs (waiting up to `graceMs` for them to finish), then closes the
+   * store, the MCP servers and the store's claim.
+   */
+  close(graceMs?: number): Promise<void>;
 }
 
 /** Runs `step`; when it throws, closes what was opened before it and throws again. */
@@ -56,6 +59,9 @@ function serviceFor(config: ServerConfig, store: OpenedStore, tools: ToolProvide
     tools,
     locks: store.locks,
     runWaitMs: config.runWaitMs,
+    // Background runs live where the store is, so every server sharing it sees them and their signals.
+    runs: store.runs,
+    backgroundRuns: config.backgroundRuns,
     maxInputChars: limits.maxInputChars,
     maxOutputTokens: limits.maxOutputTokens,
     maxToolSteps: limits.maxToolSteps,
@@ -94,6 +100,7 @@ export async function openHostResources(
       openStore(config.store, {
         namespace: config.storeNamespace,
         unsafeInProcessLocksOnly: config.unsafeDisableLocks,
+        lockLeaseMs: config.lockLeaseMs,
         onError: storageErrorLog(logger, secrets),
       }),
     [release],
@@ -112,16 +119,19 @@ export async function openHostResources(
   );
   const metrics = config.metrics ? createMetrics() : undefined;
   const service = serviceFor(config, store, tools, metrics);
-  const keys = await orClose(() => keysFor(config, store, secrets), closeAll);
+  metrics?.observeBackgroundRuns(() => service.backgroundRunCounts());
+  const keys = await orClose(() => keysFor(config, store, secrets), [() => service.close(), ...closeAll]);
   return {
     store,
     service,
     tools,
     metrics,
     ...keys,
-    close: async () => {
+    close: async (graceMs = 0) => {
       // The claim is dropped whatever else fails, so this process (or another) can open the file again.
       try {
+        // Runs still going write their end to the store, so they stop before it closes.
+        await service.close({ graceMs }).catch(() => {});
         await Promise.all([store.close(), mcp?.close()]);
       } finally {
         await release();

@@ -70,8 +70,10 @@ export interface AgentHost {
   /**
    * Shuts down: readiness fails at once, a server started by `listen()` stops taking connections,
    * requests in flight (through `app` or `router`) get until the deadline (`shutdownTimeoutMs` by
-   * default) to finish; the rest are cut off, which aborts their runs (nothing of them is stored). Then
-   * the store, the MCP servers and tracing close. Resolves with how many requests were cut off.
+   * default) to finish; the rest are cut off, which aborts their runs (nothing of them is stored).
+   * Background runs of this server get until the same deadline to finish; those still going then end
+   * `failed` (`server_lost`, nothing of their turn stored). Then the store, the MCP servers and tracing
+   * close. Resolves with how many requests were cut off.
    */
   close(options?: { deadlineMs?: number }): Promise<{ aborted: number }>;
 }
@@ -140,10 +142,12 @@ export async function buildHost(config: ServerConfig, extras: AgentHostExtras = 
     // No new connections; idle keep-alive connections close now, busy ones after their answer.
     server?.close();
     server?.closeIdleConnections();
+    const until = Date.now() + deadlineMs;
     const aborted = await requests.drain(deadlineMs, () => server?.closeAllConnections());
     closed = true;
     try {
-      await resources.close();
+      // Background runs have had the drain to finish; the rest of the deadline is theirs too.
+      await resources.close(Math.max(0, until - Date.now()));
     } finally {
       await stopTracing?.().catch(() => {});
     }

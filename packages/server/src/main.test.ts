@@ -106,7 +106,7 @@ describe('the standalone server', () => {
     server.child.kill('SIGTERM');
     expect(await server.exited).toBe(0);
     expect(server.stdout()).toContain(
-      'agenthost: SIGTERM received, finishing in-flight requests (up to 25000 ms)\nagenthost: stopped\n',
+      'agenthost: SIGTERM received, finishing in-flight requests and background runs (up to 25000 ms)\nagenthost: stopped\n',
     );
     await expect(fetch(`${server.url}/agents`)).rejects.toThrow();
   });
@@ -135,6 +135,11 @@ describe('the standalone server', () => {
       'AGENTHOST_STORE',
       'AGENTHOST_SECRET',
       'AGENTHOST_RUN_WAIT_MS',
+      'AGENTHOST_RUNS_MAX_IN_FLIGHT',
+      'AGENTHOST_RUN_EVENTS_RETENTION_S',
+      'AGENTHOST_RUN_RECORDS_RETENTION_S',
+      'AGENTHOST_RUN_LEASE_MS',
+      'AGENTHOST_LOCK_LEASE_MS',
       'OPENAI_API',
       'OPENAI_MODELS',
       'AGENTHOST_PROVIDERS',

@@ -33,6 +33,16 @@ export interface AgentHostOptions {
   runWaitMs?: Whole;
   /** `AGENTHOST_UNSAFE_DISABLE_LOCKS`: cross-server locks off (tests and demos only). */
   unsafeDisableLocks?: Flag;
+  /** `AGENTHOST_LOCK_LEASE_MS`: the lease of a Redis lock (how long a lost server's session stays locked). */
+  lockLeaseMs?: Whole;
+  /** `AGENTHOST_RUNS_MAX_IN_FLIGHT`: background runs one account may have queued or running at once. */
+  runsMaxInFlight?: Whole;
+  /** `AGENTHOST_RUN_EVENTS_RETENTION_S`: how long a finished background run's events can be read, in seconds. */
+  runEventsRetentionS?: Whole;
+  /** `AGENTHOST_RUN_RECORDS_RETENTION_S`: how long a finished background run can be read, in seconds. */
+  runRecordsRetentionS?: Whole;
+  /** `AGENTHOST_RUN_LEASE_MS`: the lease of a running background run (how soon a lost server's runs fail). */
+  runLeaseMs?: Whole;
   /** `AGENTHOST_RATE_LIMIT`: requests per API key per minute (0: no limit). */
   rateLimit?: Whole;
   /** `AGENTHOST_AUTH_FAILURE_LIMIT`: failed authentications per client address per 15 minutes. */
@@ -115,6 +125,11 @@ export const OPTION_VARIABLES = {
   secret: 'AGENTHOST_SECRET',
   runWaitMs: 'AGENTHOST_RUN_WAIT_MS',
   unsafeDisableLocks: 'AGENTHOST_UNSAFE_DISABLE_LOCKS',
+  lockLeaseMs: 'AGENTHOST_LOCK_LEASE_MS',
+  runsMaxInFlight: 'AGENTHOST_RUNS_MAX_IN_FLIGHT',
+  runEventsRetentionS: 'AGENTHOST_RUN_EVENTS_RETENTION_S',
+  runRecordsRetentionS: 'AGENTHOST_RUN_RECORDS_RETENTION_S',
+  runLeaseMs: 'AGENTHOST_RUN_LEASE_MS',
   rateLimit: 'AGENTHOST_RATE_LIMIT',
   authFailureLimit: 'AGENTHOST_AUTH_FAILURE_LIMIT',
   trustProxy: 'AGENTHOST_TRUST_PROXY',

@@ -65,7 +65,7 @@ function stopOnSignals(host: AgentHost): void {
       if (stopping) return;
       stopping = true;
       process.stdout.write(
-        `agenthost: ${signal} received, finishing in-flight requests (up to ${host.config.shutdownTimeoutMs} ms)\n`,
+        `agenthost: ${signal} received, finishing in-flight requests and background runs (up to ${host.config.shutdownTimeoutMs} ms)\n`,
       );
       host.close().then(
         ({ aborted }) => {

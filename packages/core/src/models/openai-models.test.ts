@@ -180,7 +180,11 @@ describe.each(['responses', 'chat'] as const)('streaming and tool calls over the
         },
       },
     ]);
-    expect([fake.requests[0]!.stream, fake.requests[0]!.completed]).toStrictEqual([true, true]);
+    expect([fake.requests[0]!.stream, fake.requests[0]!.completed, fake.requests[0]!.aborted]).toStrictEqual([
+      true,
+      true,
+      false,
+    ]);
   });
 
   test.each([false, true])('the model calls a tool and answers with its result (streamed: %s)', async (stream) => {

@@ -48,6 +48,8 @@ export interface FakeProviderRequest<Api extends string = string> {
   tools: string[];
   /** Whether the whole answer was sent; false while it is being sent, or when the client went away first. */
   completed: boolean;
+  /** Whether the client went away (aborted its request) before the whole answer was sent. */
+  aborted: boolean;
 }
 
 /** A tool call the fake model makes. */
@@ -236,9 +238,13 @@ export async function startFakeProviderServer<Api extends string>(
         headers: req.headers,
         body,
         completed: false,
+        aborted: false,
       };
       res.on('finish', () => {
         request.completed = true;
+      });
+      res.on('close', () => {
+        if (!res.writableFinished) request.aborted = true;
       });
       requests.push(request);
       const reply = await handler(request);

@@ -1,7 +1,8 @@
-import { useState } from 'react';
+import { useEffect, useState } from 'react';
 import { AgentForm } from './agent-form';
 import { AgentPanels } from './agent-panels';
 import { AgentPicker, type MetadataFilter } from './agent-picker';
+import { loadFollowedRun, saveFollowedRun } from './background-run';
 import { ChatColumn } from './chat-column';
 import { ErrorLine } from './error-line';
 import { KeyForm } from './key-form';
@@ -22,8 +23,20 @@ export function App() {
   const { conversation, current, setCurrent, error, start, open } = useConversation(apiKey);
   const { agents, agent, versions, sessions } = useAgentData(apiKey, agentId, filter);
 
+  // After a reload, the background run this browser was following: its agent and session show, and
+  // the chat reattaches to it.
+  // biome-ignore lint/correctness/useExhaustiveDependencies: once, at load
+  useEffect(() => {
+    const run = loadFollowedRun();
+    if (!run || !apiKey) return;
+    setAgentId(run.agent_id);
+    void open(run.agent_id, run.session_id, { orNew: true });
+  }, []);
+
   function changeKey(key: string) {
     saveKey(key);
+    // The run followed belongs to the old key's account, and its text should not outlive the key.
+    saveFollowedRun(undefined);
     setApiKey(key);
     setAgentId(undefined);
     start();
@@ -113,6 +126,7 @@ export function App() {
               setCurrent(sessionId);
               sessions.reload();
             }}
+            onReopen={(sessionId) => void open(agentId, sessionId)}
           />
         )}
       </main>

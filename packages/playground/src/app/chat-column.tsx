@@ -17,6 +17,7 @@ export function ChatColumn({
   conversation,
   hidden,
   onTurn,
+  onReopen,
 }: {
   apiKey: string;
   agentId: string;
@@ -27,6 +28,7 @@ export function ChatColumn({
   conversation: Conversation;
   hidden: boolean;
   onTurn: (sessionId: string) => void;
+  onReopen: (sessionId: string) => void;
 }) {
   return (
     <div className="chat-column" hidden={hidden}>
@@ -41,6 +43,7 @@ export function ChatColumn({
         history={conversation.history}
         version={runVersion}
         onTurn={onTurn}
+        onReopen={onReopen}
       />
     </div>
   );

@@ -1,10 +1,11 @@
 import { useChat } from '@ai-sdk/react';
-import { DefaultChatTransport, lastAssistantMessageIsCompleteWithApprovalResponses } from 'ai';
+import { DefaultChatTransport, type FileUIPart, lastAssistantMessageIsCompleteWithApprovalResponses } from 'ai';
 import { useEffect, useRef, useState } from 'react';
 import { API_BASE, agentPath, errorMessage } from './api';
 import { Composer } from './composer';
 import { ErrorLine } from './error-line';
 import { MessageView, type PlaygroundMessage } from './message-view';
+import { useBackgroundRun } from './use-background-run';
 
 /** What each request of a conversation names besides its message: the session, and the version to run on. */
 interface RunTarget {
@@ -37,7 +38,8 @@ function chatTransport(apiKey: string, agentId: string, target: { current: RunTa
  * of a new conversation learns its session id from the reply's metadata; later turns continue it.
  * Runs use `version` of the agent when given, else its current version. A tool call that waits for
  * approval is answered in place; once every call of the turn is answered, the answers are sent and
- * the turn goes on.
+ * the turn goes on. With *Run in background* on, a message starts a background run instead (see
+ * {@link useBackgroundRun}), which a reload reattaches to.
  */
 export function Chat({
   apiKey,
@@ -46,6 +48,7 @@ export function Chat({
   history,
   version,
   onTurn,
+  onReopen,
 }: {
   apiKey: string;
   agentId: string;
@@ -53,20 +56,33 @@ export function Chat({
   history: PlaygroundMessage[];
   version: number | undefined;
   onTurn: (sessionId: string) => void;
+  onReopen: (sessionId: string) => void;
 }) {
   const target = useRef<RunTarget>({ session: sessionId, version });
   target.current.version = version;
   const [transport] = useState(() => chatTransport(apiKey, agentId, target));
-  const { messages, sendMessage, status, error, stop, addToolApprovalResponse } = useChat<PlaygroundMessage>({
-    transport,
-    messages: history,
-    sendAutomaticallyWhen: lastAssistantMessageIsCompleteWithApprovalResponses,
-    onFinish: ({ message }) => {
-      if (message.metadata?.session_id) onTurn(message.metadata.session_id);
-    },
-  });
+  const [background, setBackground] = useState(false);
+  const { messages, setMessages, sendMessage, status, error, stop, addToolApprovalResponse } =
+    useChat<PlaygroundMessage>({
+      transport,
+      messages: history,
+      sendAutomaticallyWhen: lastAssistantMessageIsCompleteWithApprovalResponses,
+      onFinish: ({ message }) => {
+        if (message.metadata?.session_id) onTurn(message.metadata.session_id);
+      },
+    });
+  const runs = useBackgroundRun({ apiKey, agentId, sessionId, setMessages, onTurn, onReopen });
   const end = useRef<HTMLDivElement>(null);
-  const busy = status === 'submitted' || status === 'streaming';
+  const busy = status === 'submitted' || status === 'streaming' || runs.busy;
+
+  function send({ text, files }: { text: string; files: FileUIPart[] }) {
+    if (!background) {
+      void sendMessage(files.length ? { files, ...(text && { text }) } : { text });
+      return;
+    }
+    const { session, version: chosen } = target.current;
+    runs.start({ input: text, ...(session && { session_id: session }), ...(chosen && { version: chosen }) });
+  }
 
   useEffect(() => {
     // The session id comes with the reply's first part; later turns must name it.
@@ -88,12 +104,14 @@ export function Chat({
         {messages.length === 0 && <p className="muted">Say something to start a new session.</p>}
         <div ref={end} />
       </div>
-      <ErrorLine error={error && errorMessage(error.message)} />
+      <ErrorLine error={runs.error ?? (error && errorMessage(error.message))} />
       <Composer
         busy={busy}
-        streaming={status === 'streaming'}
-        onSend={({ text, files }) => void sendMessage(files.length ? { files, ...(text && { text }) } : { text })}
-        onStop={() => void stop()}
+        streaming={status === 'streaming' || runs.running !== undefined}
+        background={background}
+        onBackground={setBackground}
+        onSend={send}
+        onStop={() => (runs.running ? runs.cancel() : void stop())}
       />
     </section>
   );

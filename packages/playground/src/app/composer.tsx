@@ -6,15 +6,22 @@ import { ErrorLine } from './error-line';
 /** What tells attached files apart. */
 const fileKey = (file: File) => `${file.name}\n${file.size}\n${file.lastModified}`;
 
-/** The message field, its attached files, and Send (or Stop while a reply streams). */
+/**
+ * The message field, its attached files, *Run in background* (text only: attachments go with the
+ * chat's own runs), and Send (or Stop while a reply streams).
+ */
 export function Composer({
   busy,
   streaming,
+  background,
+  onBackground,
   onSend,
   onStop,
 }: {
   busy: boolean;
   streaming: boolean;
+  background: boolean;
+  onBackground: (on: boolean) => void;
   onSend: (message: { text: string; files: FileUIPart[] }) => void;
   onStop: () => void;
 }) {
@@ -84,20 +91,31 @@ export function Composer({
           }}
           placeholder="Message (Enter sends, Shift+Enter for a new line)"
         />
-        <label
-          className="attach button"
-          title="Images (PNG, JPEG, GIF, WebP) and PDF, text, Markdown, CSV or JSON files"
-        >
-          Attach
+        {!background && (
+          <label
+            className="attach button"
+            title="Images (PNG, JPEG, GIF, WebP) and PDF, text, Markdown, CSV or JSON files"
+          >
+            Attach
+            <input
+              ref={picker}
+              type="file"
+              multiple
+              className="visually-hidden"
+              aria-label="Attach files"
+              accept={ACCEPTED_TYPES.join(',')}
+              onChange={(event) => attach(event.target.files)}
+            />
+          </label>
+        )}
+        <label className="background" title="The server keeps the run going if this page goes; a reload reattaches">
           <input
-            ref={picker}
-            type="file"
-            multiple
-            className="visually-hidden"
-            aria-label="Attach files"
-            accept={ACCEPTED_TYPES.join(',')}
-            onChange={(event) => attach(event.target.files)}
+            type="checkbox"
+            checked={background}
+            disabled={busy || files.length > 0}
+            onChange={(event) => onBackground(event.target.checked)}
           />
+          Run in background
         </label>
         {streaming ? (
           <button type="button" onClick={onStop}>

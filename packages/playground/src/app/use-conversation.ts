@@ -1,5 +1,5 @@
 import { useState } from 'react';
-import { agentPath, api, type PendingApproval, type StoredMessage } from './api';
+import { ApiError, agentPath, api, type PendingApproval, type StoredMessage } from './api';
 import { historyMessages } from './history';
 import type { PlaygroundMessage } from './message-view';
 
@@ -33,8 +33,11 @@ export function useConversation(apiKey: string) {
     setConversation((c) => ({ round: c.round + 1, sessionId, history }));
   }
 
-  /** Reads a stored session and shows it, to be continued. */
-  async function open(agentId: string, sessionId: string) {
+  /**
+   * Reads a stored session and shows it, to be continued. With `orNew`, a session not stored yet (its
+   * first turn still running) shows as a new conversation under its id.
+   */
+  async function open(agentId: string, sessionId: string, options: { orNew?: boolean } = {}) {
     try {
       const path = `${agentPath(agentId)}/sessions/${encodeURIComponent(sessionId)}`;
       // Every page, oldest first, so the newest turns are shown before the conversation goes on.
@@ -51,7 +54,8 @@ export function useConversation(apiKey: string) {
       // Tool calls that wait for approval show after the stored turns, to be answered.
       start(sessionId, historyMessages(sessionId, messages, pending));
     } catch (failure) {
-      setError((failure as Error).message);
+      if (options.orNew && failure instanceof ApiError && failure.status === 404) start(sessionId);
+      else setError((failure as Error).message);
     }
   }
 
