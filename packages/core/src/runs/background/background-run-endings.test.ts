@@ -1,3 +1,4 @@
+import { MemoryStore } from '@agenthost/storage';
 import { APICallError } from '@ai-sdk/provider';
 import { tool } from 'ai';
 import { convertArrayToReadableStream, MockLanguageModelV4 } from 'ai/test';
@@ -15,7 +16,7 @@ const AT = '2026-01-01T00:00:00.000Z';
 let f: BackgroundFixture;
 
 beforeEach(() => {
-  f = backgroundFixture();
+  f = backgroundFixture(new MemoryStore());
 });
 afterEach(() => f.close());
 

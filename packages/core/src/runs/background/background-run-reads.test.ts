@@ -1,3 +1,4 @@
+import { MemoryStore } from '@agenthost/storage';
 import { afterEach, beforeEach, describe, expect, test, vi } from 'vitest';
 import type { AgentService } from '../../agent-service.js';
 import { agentHostError } from '../../testing/rejection.js';
@@ -7,7 +8,7 @@ const ACME = 'acme';
 let f: BackgroundFixture;
 
 beforeEach(() => {
-  f = backgroundFixture();
+  f = backgroundFixture(new MemoryStore());
 });
 afterEach(() => f.close());
 

@@ -1,3 +1,4 @@
+import { MemoryStore } from '@agenthost/storage';
 import { afterEach, beforeEach, describe, expect, test, vi } from 'vitest';
 import { type BackgroundFixture, backgroundFixture, collectEvents, runStoreView } from './background-test-kit.js';
 import { SERVER_LOST } from './lost-runs.js';
@@ -8,7 +9,7 @@ const realClock = () => new Date();
 let f: BackgroundFixture;
 
 beforeEach(() => {
-  f = backgroundFixture();
+  f = backgroundFixture(new MemoryStore());
 });
 afterEach(() => f.close());
 

@@ -1,10 +1,10 @@
-import { MemoryStore } from '@agenthost/storage';
 import type { LanguageModelV4StreamPart } from '@ai-sdk/provider';
 import { MockLanguageModelV4 } from 'ai/test';
 import { vi } from 'vitest';
 import { AgentService, type AgentServiceOptions } from '../../agent-service.js';
 import { EchoLanguageModel } from '../../models/echo-model.js';
 import { staticModels } from '../../models/static-models.js';
+import type { AgentStore } from '../../ports/agent-store.js';
 import type { RunStore } from '../../ports/run-store.js';
 import type { BackgroundRun, RunEventRecord, SessionMessage } from '../../records.js';
 import { sequentialIds, type TestClock, testClock } from '../../testing/test-clock.js';
@@ -87,7 +87,7 @@ export async function collectEvents(events: AsyncIterable<RunEventRecord>): Prom
 
 /** Two or more services of a test (servers) on one store, one run store, one clock and one id generator. */
 export interface BackgroundFixture {
-  store: MemoryStore;
+  store: AgentStore;
   runs: InProcessRunStore;
   clock: TestClock;
   /** The `slow` model, which the test drives. */
@@ -102,9 +102,11 @@ export interface BackgroundFixture {
   close(): Promise<void>;
 }
 
-/** A fresh {@link BackgroundFixture}. */
-export function backgroundFixture(): BackgroundFixture {
-  const store = new MemoryStore();
+/**
+ * A fresh {@link BackgroundFixture} on `store`, an empty agent store the test makes (this kit imports
+ * no storage package: core's published build must not depend on one).
+ */
+export function backgroundFixture(store: AgentStore): BackgroundFixture {
   const runs = new InProcessRunStore();
   const clock = testClock();
   const ids = sequentialIds();
