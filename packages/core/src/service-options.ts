@@ -79,7 +79,7 @@ export interface BackgroundRunLimits {
   maxInFlight?: number;
   /** How long a finished run's events can still be read, in ms (default 3 600 000: an hour). */
   eventRetentionMs?: number;
-  /** How long a finished run can still be read, in ms (default 604 800 000: a week). */
+  /** How long a finished run can still be read, in ms (default 604 800 000: a week); at least `eventRetentionMs`. */
   recordRetentionMs?: number;
   /**
    * The lease of a running run, in ms (default 10 000): the server running it renews it every third
@@ -174,12 +174,20 @@ export function serviceSettings(options: AgentServiceOptions): ServiceSettings {
   };
 }
 
-/** The limits of background runs, checked, with their defaults. */
+/**
+ * The limits of background runs, checked, with their defaults. A run's record must outlive its
+ * events: a reader who comes after the events went gets the last event rebuilt from the record.
+ */
 function backgroundRunLimits(limits: BackgroundRunLimits): Required<BackgroundRunLimits> {
-  return {
+  const checked = {
     maxInFlight: positiveInteger('backgroundRuns.maxInFlight', limits.maxInFlight, 16),
     eventRetentionMs: positiveInteger('backgroundRuns.eventRetentionMs', limits.eventRetentionMs, 3_600_000),
     recordRetentionMs: positiveInteger('backgroundRuns.recordRetentionMs', limits.recordRetentionMs, 604_800_000),
     leaseMs: positiveInteger('backgroundRuns.leaseMs', limits.leaseMs, 10_000, MAX_TIMER_MS),
   };
+  if (checked.recordRetentionMs < checked.eventRetentionMs)
+    throw new TypeError(
+      `AgentService: backgroundRuns.recordRetentionMs (${checked.recordRetentionMs}) must not be less than backgroundRuns.eventRetentionMs (${checked.eventRetentionMs})`,
+    );
+  return checked;
 }
