@@ -1,9 +1,12 @@
 import { backgroundRunResponseSchema, runListResponseSchema } from './response-schemas.js';
 import { guarded, limit, type RouteDefinition } from './route-definition.js';
 
-/** Where the document sends a reader for how long runs and their events are kept. */
+/**
+ * Where the document sends a reader for how long runs and their events are kept: the host sets it
+ * (a mounted router's host may have no such settings), so the document names no number.
+ */
 const RETENTION =
-  "A finished run's events can be read for an hour and the run itself for a week (the server's `AGENTHOST_RUN_EVENTS_RETENTION_S` and `AGENTHOST_RUN_RECORDS_RETENTION_S`).";
+  "A finished run's events, and later the run itself, can be read for the server's configured retention (see docs/background-runs.md).";
 
 /** The background runs' own operations (starting one is `run` or `chat` with `"background": true`). */
 export const BACKGROUND_RUN_ROUTES: readonly RouteDefinition[] = [
