@@ -49,7 +49,7 @@ export type { HostSecretStore } from './ports/host-secret-store.js';
 export type { IdempotencyRecord, IdempotencyStore } from './ports/idempotency-store.js';
 export type { AcquireOptions, Lease, LockProvider } from './ports/lock-provider.js';
 export type { ChatModel, ModelInfo, ModelProvider } from './ports/model-provider.js';
-export type { RunChange, RunPage, RunSignal, RunStore, StoredRun } from './ports/run-store.js';
+export type { RunChange, RunCondition, RunPage, RunSignal, RunStore, StoredRun } from './ports/run-store.js';
 export type { ToolProvider } from './ports/tool-provider.js';
 export type {
   AgentConfig,

@@ -48,6 +48,15 @@ export type RunChange = Partial<
   >
 >;
 
+/** A further condition of {@link RunStore.updateRun}, checked in the same step as the status. */
+export interface RunCondition {
+  /**
+   * Applies the change only while the run's `lease_until` is before this time (epoch ms): only to a
+   * run whose lease still ran out, not to one whose owner renewed it meanwhile.
+   */
+  leaseBefore?: number;
+}
+
 /** What is said about a run to every server: new events up to `id`, a cancel request, or its end. */
 export type RunSignal = { type: 'events'; id: number } | { type: 'cancel' } | { type: 'end' };
 
@@ -65,7 +74,8 @@ export interface RunPage {
  *
  * A store must guarantee:
  * - **Atomic changes**: `createRun` checks the account's limit and stores the run as one step;
- *   `updateRun` applies a change only when the run's status is one of `from`, as one step.
+ *   `updateRun` applies a change only when the run's status is one of `from` (and its lease is before
+ *   `leaseBefore`, when given), as one step.
  * - **Ordered events**: `readEvents` returns a run's events in id order, each once.
  * - **Retention**: a finished run's events may be dropped after its `events_expire_at`, the run after
  *   its `expires_at` (by the store's own expiry, or when `purge` runs), never before.
@@ -87,15 +97,17 @@ export interface RunStore {
    */
   listRuns(accountId: string, agentId: string, options: { limit: number; before?: number }): Promise<RunPage>;
   /**
-   * Applies `change` to the run when its status is one of `from`, atomically. A change to a finished
-   * status also stops counting the run against its account's in-flight limit.
-   * @returns the run after the change, or `undefined` when there is no such run or its status is not in `from`.
+   * Applies `change` to the run when its status is one of `from` (and `condition` holds), atomically.
+   * A change to a finished status also stops counting the run against its account's in-flight limit.
+   * @returns the run after the change, or `undefined` when there is no such run, its status is not in
+   *   `from`, or `condition` does not hold.
    */
   updateRun(
     accountId: string,
     runId: string,
     from: readonly RunStatus[],
     change: RunChange,
+    condition?: RunCondition,
   ): Promise<StoredRun | undefined>;
   /** Appends events (ids continuing the run's last, in order) to the run's events. */
   appendEvents(runId: string, events: readonly RunEventRecord[]): Promise<void>;

@@ -3,6 +3,7 @@ import {
   AgentHostError,
   ConflictError,
   type RunChange,
+  type RunCondition,
   type RunEventRecord,
   type RunPage,
   type RunSignal,
@@ -143,9 +144,18 @@ export class PostgresRunStore implements RunStore {
     runId: string,
     from: readonly RunStatus[],
     change: RunChange,
+    condition: RunCondition = {},
   ): Promise<StoredRun | undefined> {
     const entries = changeEntries(change);
+    const { leaseBefore } = condition;
+    if (leaseBefore !== undefined && !Number.isFinite(leaseBefore)) return undefined;
     const values: unknown[] = [this.#ns, runId, accountId, [...from]];
+    let leased = '';
+    if (leaseBefore !== undefined) {
+      // Whole milliseconds: below a fraction is below its ceiling.
+      values.push(Math.ceil(leaseBefore));
+      leased = ` AND lease_until < $${values.length}`;
+    }
     const sets = entries.map(([field, value]) => {
       values.push(columnValue(field, value));
       return `${field} = $${values.length}`;
@@ -154,7 +164,7 @@ export class PostgresRunStore implements RunStore {
     if (change.events_expire_at !== undefined) sets.push('events_purged = false');
     const rows = await this.#query<RunRow>(
       `UPDATE ${RUNS_TABLE} SET ${sets.length ? sets.join(', ') : 'status = status'}
-       WHERE namespace = $1 AND run_id = $2 AND account_id = $3 AND status = ANY($4::text[]) RETURNING *`,
+       WHERE namespace = $1 AND run_id = $2 AND account_id = $3 AND status = ANY($4::text[])${leased} RETURNING *`,
       values,
     );
     return rows[0] && rowToRun(rows[0]);

@@ -27,10 +27,10 @@ return 1
  * agent's run list lives at least as long as it (when the list's key is given).
  * KEYS: run hash, account's in-flight set, leases zset, events stream, agent's run list (or the run
  * hash again when not known).
- * ARGV: account id (JSON), run id, n, n statuses (JSON), '1' when KEYS[5] is the list, then
- * field/value pairs to set.
+ * ARGV: account id (JSON), run id, n, n statuses (JSON), '1' when KEYS[5] is the list, the time
+ * (epoch ms) its lease must be before or '' for any lease, then field/value pairs to set.
  * Returns the hash after the change (HGETALL), or nil when the run is not there, not the account's,
- * or not in one of the statuses.
+ * not in one of the statuses, or its lease is not before the time given.
  */
 export const UPDATE_RUN = `
 local run = KEYS[1]
@@ -42,8 +42,10 @@ for i = 4, 3 + n do
   if ARGV[i] == status then allowed = true end
 end
 if not allowed then return false end
+local leaseBefore = tonumber(ARGV[5 + n])
+if leaseBefore and not (tonumber(redis.call('HGET', run, 'lease_until')) < leaseBefore) then return false end
 local withList = ARGV[4 + n] == '1'
-if #ARGV > 4 + n then redis.call('HSET', run, unpack(ARGV, 5 + n)) end
+if #ARGV > 5 + n then redis.call('HSET', run, unpack(ARGV, 6 + n)) end
 status = redis.call('HGET', run, 'status')
 if status == '"queued"' or status == '"running"' then
   redis.call('SADD', KEYS[2], ARGV[2])

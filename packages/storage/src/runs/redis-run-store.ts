@@ -4,6 +4,7 @@ import {
   ConflictError,
   isFinishedRun,
   type RunChange,
+  type RunCondition,
   type RunEventRecord,
   type RunPage,
   type RunSignal,
@@ -117,8 +118,11 @@ export class RedisRunStore implements RunStore {
     runId: string,
     from: readonly RunStatus[],
     change: RunChange,
+    condition: RunCondition = {},
   ): Promise<StoredRun | undefined> {
     const entries = changeEntries(change);
+    const { leaseBefore } = condition;
+    if (leaseBefore !== undefined && !Number.isFinite(leaseBefore)) return undefined;
     // A change that may finish the run also keeps its agent's list alive as long as the run.
     const mayFinish = entries.some(([field]) => field === 'status' || field === 'expires_at');
     const list = mayFinish ? await this.#listOf(accountId, runId) : undefined;
@@ -127,7 +131,8 @@ export class RedisRunStore implements RunStore {
     const keys = [run, this.#inflight(accountId), this.#leases(), this.#events(runId), list ?? run];
     const fields = entries.flatMap(([field, value]) => [field, JSON.stringify(value)]);
     const statuses = from.map((status) => JSON.stringify(status));
-    const args = [JSON.stringify(accountId), runId, String(from.length), ...statuses, list ? '1' : '0', ...fields];
+    const args = [JSON.stringify(accountId), runId, String(from.length), ...statuses, list ? '1' : '0'];
+    args.push(leaseBefore === undefined ? '' : String(leaseBefore), ...fields);
     return parseRun(await this.#script(UPDATE_RUN, keys, args));
   }
 

@@ -42,10 +42,10 @@ describe('how a background run ends', () => {
 
   test('a store failure as it starts fails it (internal) and frees its session', async () => {
     const runs = runStoreView(f.runs, {
-      updateRun: (accountId, runId, from, change) =>
+      updateRun: (accountId, runId, from, change, condition) =>
         change.status === 'running'
           ? Promise.reject(new Error('store down'))
-          : f.runs.updateRun(accountId, runId, from, change),
+          : f.runs.updateRun(accountId, runId, from, change, condition),
     });
     const svc = f.service({ runs, runWaitMs: 50 });
     const agentId = await agent(svc);

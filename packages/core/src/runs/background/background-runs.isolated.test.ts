@@ -17,10 +17,10 @@ describe('background runs across servers, in real time', () => {
   test('a server that can no longer renew its lease stops its run; another marks it server_lost within 1.5 leases', async () => {
     let renewals = true;
     const aRuns = runStoreView(f.runs, {
-      updateRun: (accountId, runId, from, change) =>
+      updateRun: (accountId, runId, from, change, condition) =>
         change.lease_until !== undefined && !renewals
           ? Promise.reject(new Error('connection lost'))
-          : f.runs.updateRun(accountId, runId, from, change),
+          : f.runs.updateRun(accountId, runId, from, change, condition),
       // Nor does it sweep: only the other server can find the run lost.
       expiredRuns: async () => [],
     });

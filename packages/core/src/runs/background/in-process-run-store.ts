@@ -1,5 +1,5 @@
 import { EventEmitter } from 'node:events';
-import type { RunChange, RunPage, RunSignal, RunStore, StoredRun } from '../../ports/run-store.js';
+import type { RunChange, RunCondition, RunPage, RunSignal, RunStore, StoredRun } from '../../ports/run-store.js';
 import type { RunEventRecord, RunStatus } from '../../records.js';
 import { isFinishedRun } from './run-states.js';
 
@@ -61,9 +61,11 @@ export class InProcessRunStore implements RunStore {
     runId: string,
     from: readonly RunStatus[],
     change: RunChange,
+    condition: RunCondition = {},
   ): Promise<StoredRun | undefined> {
     const run = this.#runs.get(runId);
     if (run?.account_id !== accountId || !from.includes(run.status)) return undefined;
+    if (condition.leaseBefore !== undefined && !(run.lease_until < condition.leaseBefore)) return undefined;
     Object.assign(run, structuredClone(change));
     return structuredClone(run);
   }

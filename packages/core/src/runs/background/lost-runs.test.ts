@@ -49,6 +49,16 @@ describe('markLost', () => {
     expect(signals).toStrictEqual([{ type: 'events', id: 4 }, { type: 'end' }]);
   });
 
+  test('leaves a run whose owner renewed its lease since it was found lost as it is', async () => {
+    const runs = new InProcessRunStore();
+    await runs.createRun(run, { maxInFlight: 1 });
+    const [found] = await runs.expiredRuns(limits.now, 10);
+    await runs.updateRun('a', 'r', ['queued', 'running'], { lease_until: limits.now + 5 });
+    expect(await markLost(runs, found!, limits)).toBe(false);
+    expect(await runs.getRun('a', 'r')).toStrictEqual({ ...run, lease_until: limits.now + 5 });
+    expect(await runs.readEvents('r', 0, 10)).toStrictEqual([]);
+  });
+
   test('leaves a run that finished meanwhile as it is', async () => {
     const runs = new InProcessRunStore();
     await runs.createRun(run, { maxInFlight: 1 });

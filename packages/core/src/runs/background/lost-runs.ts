@@ -22,8 +22,9 @@ async function lastEventId(runs: RunStore, run: StoredRun): Promise<number> {
 
 /**
  * Ends a run whose lease ran out as `failed` (`server_lost`): first the record, through a change
- * that applies only while the run is unfinished (so of several servers only one does it, and never
- * to a run that finished meanwhile), then its `error` event, then the `end` signal.
+ * that applies only while the run is unfinished and its lease still ran out (so of several servers
+ * only one does it, and never to a run that finished meanwhile, nor to one whose owner renewed its
+ * lease since the run was found), then its `error` event, then the `end` signal.
  * @returns whether this call ended it.
  */
 export async function markLost(
@@ -39,7 +40,9 @@ export async function markLost(
     last_event_id: id,
     ...expiryAt(options.now, options),
   };
-  const ended = await runs.updateRun(run.account_id, run.run_id, UNFINISHED_RUN_STATUSES, change);
+  const ended = await runs.updateRun(run.account_id, run.run_id, UNFINISHED_RUN_STATUSES, change, {
+    leaseBefore: options.now,
+  });
   if (!ended) return false;
   // The record is the truth: an event that cannot be stored now is rebuilt from it by its readers.
   await runs.appendEvents(run.run_id, [{ id, event: errorEvent(SERVER_LOST) }]).catch(() => undefined);
