@@ -76,7 +76,8 @@ export interface RunPage {
  * - **Atomic changes**: `createRun` checks the account's limit and stores the run as one step;
  *   `updateRun` applies a change only when the run's status is one of `from` (and its lease is before
  *   `leaseBefore`, when given), as one step.
- * - **Ordered events**: `readEvents` returns a run's events in id order, each once.
+ * - **Ordered events**: a run's event ids are 1, 2, 3... with no gap, each held by one event (see
+ *   `appendEvents`); `readEvents` returns them in id order, each once.
  * - **Retention**: a finished run's events may be dropped after its `events_expire_at`, the run after
  *   its `expires_at` (by the store's own expiry, or when `purge` runs), never before.
  * - **Signals are hints**: a signal may be lost (a reconnecting connection); readers also poll.
@@ -109,8 +110,19 @@ export interface RunStore {
     change: RunChange,
     condition?: RunCondition,
   ): Promise<StoredRun | undefined>;
-  /** Appends events (ids continuing the run's last, in order) to the run's events. */
-  appendEvents(runId: string, events: readonly RunEventRecord[]): Promise<void>;
+  /**
+   * Appends events to the run's events, as one step (all or none). Their ids must continue the
+   * stored events exactly: the first is one above the last stored (1 for the first event), each one
+   * above the one before. Ids the run already holds are a retried append (a write whose answer was
+   * lost): accepted, changing nothing, when their events are the same as those stored. A finished
+   * run takes no event past its `last_event_id` (its last event may be written just after the record
+   * that finished it names it), nor any once its events expired.
+   * @returns `true` when the events are stored (or already were); `false`, storing nothing, when
+   *   refused: a gap, an id held with another event, an event past a finished run's last, a run
+   *   whose events expired, or no such run.
+   * @throws TypeError for a batch whose ids are not consecutive whole numbers from 1 (a caller's bug).
+   */
+  appendEvents(runId: string, events: readonly RunEventRecord[]): Promise<boolean>;
   /** Up to `limit` of the run's events with an id above `after`, in order (none once they expired). */
   readEvents(runId: string, after: number, limit: number): Promise<RunEventRecord[]>;
   /** Tells every server sharing the store (this one too) about the run. */

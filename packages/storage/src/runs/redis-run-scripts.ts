@@ -73,24 +73,42 @@ return reply
 `;
 
 /**
- * Appends events to a run's stream under ids `<id>-0`, skipping ids it already holds (a retried
- * append); a finished run's stream expires at its `events_expire_at`. Nothing is stored for a run
- * that does not exist (any more).
- * KEYS: events stream, run hash. ARGV: id/event pairs, ids increasing.
- * Returns 1, or 0 when the run does not exist.
+ * Appends events to a run's stream under ids `<id>-0`, all or none, when they continue the stored
+ * events exactly: ids the stream holds must hold the same events (a retried append, which adds
+ * nothing), the rest follow its last; a finished run takes none past its `last_event_id`, and none
+ * once its events expired. A finished run's stream expires at its `events_expire_at`.
+ * KEYS: events stream, run hash. ARGV: id/event pairs, the ids consecutive.
+ * Returns 1 (stored, or held already) or 0 (refused: a gap, an id held with another event, past a
+ * finished run's last, expired events, or no such run).
  */
 export const APPEND_EVENTS = `
 if redis.call('EXISTS', KEYS[2]) == 0 then return 0 end
+local status = redis.call('HGET', KEYS[2], 'status')
+local open = status == '"queued"' or status == '"running"'
+local eventsAt = tonumber(redis.call('HGET', KEYS[2], 'events_expire_at'))
+local time = redis.call('TIME')
+local now = tonumber(time[1]) * 1000 + math.floor(tonumber(time[2]) / 1000)
+if not open and eventsAt and eventsAt <= now then return 0 end
 local last = 0
 local top = redis.call('XREVRANGE', KEYS[1], '+', '-', 'COUNT', 1)
 if top[1] then last = tonumber(string.match(top[1][1], '^%d+')) end
-for i = 1, #ARGV, 2 do
-  if tonumber(ARGV[i]) > last then redis.call('XADD', KEYS[1], ARGV[i] .. '-0', 'e', ARGV[i + 1]) end
+local first = tonumber(ARGV[1])
+local n = #ARGV / 2
+if first > last + 1 then return 0 end
+local held = math.min(last, first + n - 1)
+if held >= first then
+  local stored = redis.call('XRANGE', KEYS[1], first .. '-0', held .. '-0')
+  if #stored ~= held - first + 1 then return 0 end
+  for i, entry in ipairs(stored) do
+    if entry[2][2] ~= ARGV[2 * i] then return 0 end
+  end
 end
-local status = redis.call('HGET', KEYS[2], 'status')
-if status ~= '"queued"' and status ~= '"running"' then
-  local eventsAt = tonumber(redis.call('HGET', KEYS[2], 'events_expire_at'))
-  if eventsAt then redis.call('PEXPIREAT', KEYS[1], eventsAt) end
+if not open and first + n - 1 > last and first + n - 1 > tonumber(redis.call('HGET', KEYS[2], 'last_event_id')) then
+  return 0
 end
+for i = last - first + 1, n - 1 do
+  redis.call('XADD', KEYS[1], ARGV[2 * i + 1] .. '-0', 'e', ARGV[2 * i + 2])
+end
+if not open and eventsAt then redis.call('PEXPIREAT', KEYS[1], eventsAt) end
 return 1
 `;

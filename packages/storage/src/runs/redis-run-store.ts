@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import {
   AgentHostError,
   ConflictError,
+  checkEventBatch,
   isFinishedRun,
   type RunChange,
   type RunCondition,
@@ -17,7 +18,7 @@ import { withDeadline } from '../deadline.js';
 import { parseEvents, parseRun, parseScored, runFields } from './redis-run-codec.js';
 import { APPEND_EVENTS, CREATE_RUN, UPDATE_RUN } from './redis-run-scripts.js';
 import { RedisRunSignals, type RedisSubscriber } from './redis-run-signals.js';
-import { changeEntries, checkEvents, checkNewRun, isCursor, isLimit } from './run-fields.js';
+import { changeEntries, checkNewRun, isCursor, isLimit } from './run-fields.js';
 
 /** The command of a node-redis client that {@link RedisRunStore} uses. */
 export interface RedisRunClient {
@@ -136,11 +137,12 @@ export class RedisRunStore implements RunStore {
     return parseRun(await this.#script(UPDATE_RUN, keys, args));
   }
 
-  async appendEvents(runId: string, events: readonly RunEventRecord[]): Promise<void> {
-    if (events.length === 0) return;
-    checkEvents(runId, events);
+  async appendEvents(runId: string, events: readonly RunEventRecord[]): Promise<boolean> {
+    checkEventBatch(runId, events);
+    if (events.length === 0) return true;
+    // Events are compared as their JSON: a retried append sends the same text.
     const args = events.flatMap(({ id, event }) => [String(id), JSON.stringify(event)]);
-    await this.#script(APPEND_EVENTS, [this.#events(runId), this.#run(runId)], args);
+    return Number(await this.#script(APPEND_EVENTS, [this.#events(runId), this.#run(runId)], args)) === 1;
   }
 
   async readEvents(runId: string, after: number, limit: number): Promise<RunEventRecord[]> {

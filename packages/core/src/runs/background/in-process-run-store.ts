@@ -1,6 +1,7 @@
 import { EventEmitter } from 'node:events';
 import type { RunChange, RunCondition, RunPage, RunSignal, RunStore, StoredRun } from '../../ports/run-store.js';
 import type { RunEventRecord, RunStatus } from '../../records.js';
+import { checkEventBatch, eventsToStore } from './event-batch.js';
 import { isFinishedRun } from './run-states.js';
 
 /** Newest first: by creation time, then by id. */
@@ -70,16 +71,19 @@ export class InProcessRunStore implements RunStore {
     return structuredClone(run);
   }
 
-  /** @throws Error for an unknown run, or an event whose id is not above the run's last. */
-  async appendEvents(runId: string, events: readonly RunEventRecord[]): Promise<void> {
+  async appendEvents(runId: string, events: readonly RunEventRecord[]): Promise<boolean> {
+    checkEventBatch(runId, events);
+    const run = this.#runs.get(runId);
+    // A run whose events expired has none to go on from.
     const stored = this.#events.get(runId);
-    if (!stored) throw new Error(`No run ${runId} to append events to`);
-    let last = stored.at(-1)?.id ?? 0;
-    for (const e of events) {
-      if (!Number.isSafeInteger(e.id) || e.id <= last) throw new Error(`Event id ${e.id} does not follow ${last}`);
-      last = e.id;
-    }
-    stored.push(...structuredClone(events));
+    if (!run || !stored) return false;
+    // Ids run 1, 2, 3...: the event of id n is at n - 1.
+    const held = stored.slice((events[0]?.id ?? 1) - 1).map((e) => JSON.stringify(e.event));
+    const target = { last: stored.length, held, finished: isFinishedRun(run.status), lastEventId: run.last_event_id };
+    const fresh = eventsToStore(events, target);
+    if (!fresh) return false;
+    stored.push(...structuredClone(fresh));
+    return true;
   }
 
   async readEvents(runId: string, after: number, limit: number): Promise<RunEventRecord[]> {
@@ -121,7 +125,7 @@ export class InProcessRunStore implements RunStore {
         this.#runs.delete(runId);
         this.#events.delete(runId);
       } else if (run.events_expire_at !== null && run.events_expire_at <= now) {
-        this.#events.set(runId, []);
+        this.#events.delete(runId);
       }
     }
   }
