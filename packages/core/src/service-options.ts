@@ -83,8 +83,10 @@ export interface BackgroundRunLimits {
   recordRetentionMs?: number;
   /**
    * The lease of a running run, in ms (default 10 000): the server running it renews it every third
-   * of that; a run whose lease ran out is marked `failed` (`server_lost`) by any server within about
-   * half a lease more.
+   * of that, and stops the run the moment it runs out unrenewed. Other servers take a run for lost
+   * once its lease ran out more than a third of a lease ago (a grace for clocks that differ), and
+   * mark it `failed` (`server_lost`) at their next sweep (every half lease): within 11/6 of a lease
+   * of its server's death.
    */
   leaseMs?: number;
 }

@@ -66,8 +66,12 @@ export function controlledModel(): ControlledModel {
     get aborted() {
       return aborted;
     },
-    send: (delta) => stream?.enqueue({ type: 'text-delta', id: 't', delta }),
+    // A stream its caller aborted is errored already: what comes after goes nowhere.
+    send: (delta) => {
+      if (!aborted) stream?.enqueue({ type: 'text-delta', id: 't', delta });
+    },
     finish: () => {
+      if (aborted) return;
       stream?.enqueue({ type: 'text-end', id: 't' });
       stream?.enqueue({ type: 'finish', finishReason: { unified: 'stop', raw: 'stop' }, usage: USAGE });
       stream?.close();

@@ -24,13 +24,14 @@ async function lastEventId(runs: RunStore, run: StoredRun): Promise<number> {
  * Ends a run whose lease ran out as `failed` (`server_lost`): first the record, through a change
  * that applies only while the run is unfinished and its lease still ran out (so of several servers
  * only one does it, and never to a run that finished meanwhile, nor to one whose owner renewed its
- * lease since the run was found), then its `error` event, then the `end` signal.
+ * lease since the run was found: its lease must still be before `leaseBefore`, by default `now`),
+ * then its `error` event, then the `end` signal.
  * @returns whether this call ended it.
  */
 export async function markLost(
   runs: RunStore,
   run: StoredRun,
-  options: { now: number; eventRetentionMs: number; recordRetentionMs: number },
+  options: { now: number; leaseBefore?: number; eventRetentionMs: number; recordRetentionMs: number },
 ): Promise<boolean> {
   const id = (await lastEventId(runs, run)) + 1;
   const change = {
@@ -41,7 +42,7 @@ export async function markLost(
     ...expiryAt(options.now, options),
   };
   const ended = await runs.updateRun(run.account_id, run.run_id, UNFINISHED_RUN_STATUSES, change, {
-    leaseBefore: options.now,
+    leaseBefore: options.leaseBefore ?? options.now,
   });
   if (!ended) return false;
   // The record is the truth: an event that cannot be stored now is rebuilt from it by its readers.

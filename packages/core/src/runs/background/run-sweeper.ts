@@ -15,8 +15,11 @@ const SWEEP_BATCH = 100;
 
 /**
  * Ends the runs of lost servers and drops what is past its retention: every half lease, it marks
- * each unfinished run whose lease ran out `failed` (`server_lost`), then purges the store. Its timer
- * does not keep the process alive. A failed sweep is tried again at the next.
+ * each unfinished run whose lease ran out more than a third of a lease ago `failed` (`server_lost`),
+ * then purges the store. The third of a lease is a grace for clocks that differ between servers: the
+ * owner stops writing at its lease's end by its own clock, so a run is taken for lost only when even
+ * a clock that far behind says the owner stopped. Its timer does not keep the process alive. A failed
+ * sweep is tried again at the next.
  */
 export class RunSweeper {
   readonly #options: SweeperOptions;
@@ -52,10 +55,11 @@ export class RunSweeper {
   }
 
   async #sweep(): Promise<void> {
-    const { runs, now } = this.#options;
+    const { runs, now, leaseMs } = this.#options;
     const at = now().getTime();
-    for (const run of await runs.expiredRuns(at, SWEEP_BATCH)) {
-      await markLost(runs, run, { ...this.#options, now: at }).catch(() => false);
+    const leaseBefore = at - Math.floor(leaseMs / 3);
+    for (const run of await runs.expiredRuns(leaseBefore, SWEEP_BATCH)) {
+      await markLost(runs, run, { ...this.#options, now: at, leaseBefore }).catch(() => false);
     }
     await runs.purge(at);
   }
