@@ -61,6 +61,27 @@ describe('how a background run ends', () => {
     expect(f.slow.calls).toBe(0);
   });
 
+  test('a finishing update that fails once is tried again: the run completes with its result', async () => {
+    let failures = 0;
+    const runs = runStoreView(f.runs, {
+      updateRun: (accountId, runId, from, change, condition) =>
+        change.finished_at !== undefined && failures++ === 0
+          ? Promise.reject(new Error('connection reset'))
+          : f.runs.updateRun(accountId, runId, from, change, condition),
+    });
+    const svc = f.service({ runs });
+    const agentId = await agent(svc);
+    const { run_id, session_id } = await svc.startRun(ACME, agentId, { input: 'hi' });
+    await f.slow.started();
+    f.slow.send('answer');
+    f.slow.finish();
+    const run = await f.settled(svc, run_id);
+    expect([run.status, run.error, run.result?.output, failures]).toStrictEqual(['completed', null, 'answer', 2]);
+    const events = await collectEvents(await svc.runEvents(ACME, run_id));
+    expect(events.at(-1)).toStrictEqual({ id: run.last_event_id, event: { type: 'done', result: run.result } });
+    expect(await f.messages(agentId, session_id)).toHaveLength(2);
+  });
+
   test('tool calls that wait for approval end it requires_approval, its result listing them', async () => {
     const usage = {
       inputTokens: { total: 1, noCache: 1, cacheRead: 0, cacheWrite: 0 },

@@ -1,4 +1,4 @@
-import type { StoredRun } from '../../ports/run-store.js';
+import type { RunChange, RunStore, StoredRun } from '../../ports/run-store.js';
 import type { RunAgentInput } from '../../schemas.js';
 import type { ServiceSettings } from '../../service-options.js';
 import { streamAgent } from '../stream-agent.js';
@@ -158,14 +158,38 @@ async function finishRun(
 ): Promise<void> {
   if (ending.error) writer.push(errorEvent(ending.error));
   await writer.flush();
-  if (state.lost || !lease.valid()) return;
   const now = settings.now();
-  const ended = await settings.runs.updateRun(run.account_id, run.run_id, UNFINISHED_RUN_STATUSES, {
+  const change: RunChange = {
     ...ending,
     finished_at: now.toISOString(),
     // A last event that could not be stored is rebuilt from the record by its readers.
     last_event_id: writer.stopped ? writer.lastId + 1 : writer.lastId,
     ...expiryAt(now.getTime(), settings.backgroundRuns),
-  });
+  };
+  const ended = await finishRecord(settings.runs, run, change, () => !state.lost && lease.valid());
   if (ended) await settings.runs.publish(run.run_id, { type: 'end' }).catch(() => undefined);
+}
+
+/** The first wait before a failed finishing update is tried again, and the longest. */
+const RETRY_MS = { first: 50, most: 1000 };
+
+/**
+ * The change that finishes a run, tried again with backoff after each failure as long as `mayWrite`
+ * says (the lease holds): a run whose `done` is stored must not end as lost for want of a retry.
+ * @returns the finished run, or `undefined` when it was no longer unfinished or this server may no longer write.
+ */
+async function finishRecord(
+  runs: RunStore,
+  run: StoredRun,
+  change: RunChange,
+  mayWrite: () => boolean,
+): Promise<StoredRun | undefined> {
+  for (let wait = RETRY_MS.first; mayWrite(); wait = Math.min(wait * 2, RETRY_MS.most)) {
+    try {
+      return await runs.updateRun(run.account_id, run.run_id, UNFINISHED_RUN_STATUSES, change);
+    } catch {
+      await new Promise((resolve) => setTimeout(resolve, wait));
+    }
+  }
+  return undefined;
 }
