@@ -74,6 +74,74 @@ describe('reading background runs', () => {
     }
   });
 
+  test('a finished run whose stored events do not end with its last still ends with it, after them', async () => {
+    const svc = f.service();
+    const at = '2026-01-01T00:00:00.000Z';
+    const run = {
+      run_id: 'run_x',
+      account_id: ACME,
+      agent_id: 'agent_x',
+      session_id: 's',
+      status: 'running' as const,
+      created_at: at,
+      started_at: at,
+      finished_at: null,
+      result: null,
+      error: null,
+      last_event_id: 0,
+      cancel_requested: false,
+      owner: 'o',
+      lease_until: Date.parse(at) + 60_000,
+      events_expire_at: null,
+      expires_at: null,
+    };
+    await f.runs.createRun(run, { maxInFlight: 9 });
+    const deltas = [1, 2, 3].map((id) => ({ id, event: { type: 'text-delta' as const, delta: `${id}` } }));
+    await f.runs.appendEvents('run_x', deltas);
+    // Its record names a last event id the stored events went past (a write that failed but was stored).
+    const failure = {
+      code: 'storage_unavailable',
+      message: 'The run store failed during the run; the run was stopped',
+    };
+    await f.runs.updateRun(ACME, 'run_x', ['running'], { status: 'failed', error: failure, last_event_id: 2 });
+    const error = { id: 4, event: { type: 'error', ...failure } };
+    expect(await collectEvents(await svc.runEvents(ACME, 'run_x'))).toStrictEqual([...deltas, error]);
+    expect(await collectEvents(await svc.runEvents(ACME, 'run_x', { after: 1 }))).toStrictEqual([
+      ...deltas.slice(1),
+      error,
+    ]);
+    expect(await collectEvents(await svc.runEvents(ACME, 'run_x', { after: 3 }))).toStrictEqual([error]);
+    expect(await collectEvents(await svc.runEvents(ACME, 'run_x', { after: 4 }))).toStrictEqual([]);
+  });
+
+  test('an append that failed but was stored: the run ends with its error event just after the stored ones', async () => {
+    let failed = false;
+    const runs = runStoreView(f.runs, {
+      appendEvents: async (runId, events) => {
+        const stored = await f.runs.appendEvents(runId, events);
+        if (failed || events[0]?.event.type !== 'text-delta') return stored;
+        failed = true;
+        throw new Error('timed out');
+      },
+    });
+    const svc = f.service({ runs });
+    const agentId = await agent(svc, 'slow');
+    const { run_id, session_id } = await svc.startRun(ACME, agentId, { input: 'hi' });
+    await f.slow.started();
+    f.slow.send('one');
+    const run = await f.settled(svc, run_id);
+    const failure = {
+      code: 'storage_unavailable',
+      message: 'The run store failed during the run; the run was stopped',
+    };
+    expect([run.status, run.error, run.last_event_id]).toStrictEqual(['failed', failure, 2]);
+    expect(await collectEvents(await svc.runEvents(ACME, run_id))).toStrictEqual([
+      { id: 1, event: { type: 'text-delta', delta: 'one' } },
+      { id: 2, event: { type: 'error', ...failure } },
+    ]);
+    expect(await f.messages(agentId, session_id)).toStrictEqual([]);
+  });
+
   test('every event is stored, and told of, before the change that finishes the run, then its end', async () => {
     const svc = f.service();
     const agentId = await agent(svc);

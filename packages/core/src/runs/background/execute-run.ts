@@ -3,10 +3,12 @@ import type { RunAgentInput } from '../../schemas.js';
 import type { ServiceSettings } from '../../service-options.js';
 import { streamAgent } from '../stream-agent.js';
 import { RunEventWriter } from './event-writer.js';
+import { SERVER_LOST } from './lost-runs.js';
 import { type RunEnding, runEnding, type StopReason, type TurnOutcome } from './run-ending.js';
 import { RunLease } from './run-lease.js';
 import { UNFINISHED_RUN_STATUSES } from './run-states.js';
 import { errorEvent, expiryAt } from './run-views.js';
+import { isLastEvent, lastStoredEvent } from './stored-events.js';
 
 /** A background run this server runs: where it is, and how to stop it. */
 export interface ActiveRun {
@@ -158,16 +160,36 @@ async function finishRun(
 ): Promise<void> {
   if (ending.error) writer.push(errorEvent(ending.error));
   await writer.flush();
+  const mayWrite = () => !state.lost && lease.valid();
+  if (!mayWrite()) return;
+  const lastId = writer.stopped ? await closeStoppedEvents(settings.runs, run, ending, writer.lastId) : writer.lastId;
   const now = settings.now();
   const change: RunChange = {
     ...ending,
     finished_at: now.toISOString(),
-    // A last event that could not be stored is rebuilt from the record by its readers.
-    last_event_id: writer.stopped ? writer.lastId + 1 : writer.lastId,
+    last_event_id: lastId,
     ...expiryAt(now.getTime(), settings.backgroundRuns),
   };
-  const ended = await finishRecord(settings.runs, run, change, () => !state.lost && lease.valid());
+  const ended = await finishRecord(settings.runs, run, change, mayWrite);
   if (ended) await settings.runs.publish(run.run_id, { type: 'end' }).catch(() => undefined);
+}
+
+/**
+ * The last event of a run whose writer stopped (a write failed): a write that failed may have been
+ * stored all the same, so it looks at what is stored past the writer's last, and writes the run's
+ * last event after that, unless one is there already.
+ * @returns the id of the run's last event. One that could not be stored is rebuilt from the record
+ *   by its readers.
+ */
+async function closeStoppedEvents(runs: RunStore, run: StoredRun, ending: RunEnding, written: number): Promise<number> {
+  const stored = await lastStoredEvent(runs, run.run_id, written).catch(() => undefined);
+  if (stored && isLastEvent(stored)) return stored.id;
+  const id = (stored?.id ?? written) + 1;
+  const event = ending.result
+    ? { type: 'done' as const, result: ending.result }
+    : errorEvent(ending.error ?? SERVER_LOST);
+  await runs.appendEvents(run.run_id, [{ id, event }]).catch(() => false);
+  return id;
 }
 
 /** The first wait before a failed finishing update is tried again, and the longest. */

@@ -3,24 +3,13 @@ import type { RunEventRecord, RunFailure } from '../../records.js';
 import { hint } from './run-hints.js';
 import { UNFINISHED_RUN_STATUSES } from './run-states.js';
 import { errorEvent, expiryAt } from './run-views.js';
+import { lastStoredEvent } from './stored-events.js';
 
 /** Why a run whose server stopped renewing its lease failed. */
 export const SERVER_LOST: RunFailure = {
   code: 'server_lost',
   message: 'The server running the run stopped before it finished',
 };
-
-/** A run's last stored event: the one at its record's `last_event_id`, or a later one (the record lags behind). */
-async function lastStoredEvent(runs: RunStore, run: StoredRun): Promise<RunEventRecord | undefined> {
-  let last: RunEventRecord | undefined;
-  let after = Math.max(0, run.last_event_id - 1);
-  for (;;) {
-    const batch = await runs.readEvents(run.run_id, after, 100);
-    last = batch.at(-1) ?? last;
-    after = last?.id ?? after;
-    if (batch.length < 100) return last;
-  }
-}
 
 /**
  * How a run ends whose last stored event ended it already (its server went before the record said
@@ -48,7 +37,7 @@ export async function markLost(
   run: StoredRun,
   options: { now: number; leaseBefore?: number; eventRetentionMs: number; recordRetentionMs: number },
 ): Promise<boolean> {
-  const last = await lastStoredEvent(runs, run);
+  const last = await lastStoredEvent(runs, run.run_id, run.last_event_id);
   const lastId = last?.id ?? run.last_event_id;
   const ended = endedBy(last);
   const change: RunChange = {
