@@ -82,6 +82,35 @@ describe('how a background run ends', () => {
     expect(await f.messages(agentId, session_id)).toHaveLength(2);
   });
 
+  test('a run another server ended before it could start never counts as running', async () => {
+    const counted: unknown[] = [];
+    let svc: AgentService | undefined;
+    const runs = runStoreView(f.runs, {
+      // Another server ended it (as lost) meanwhile: marking it running finds it no longer queued.
+      updateRun: (accountId, runId, from, change, condition) =>
+        change.status === 'running'
+          ? Promise.resolve(undefined)
+          : f.runs.updateRun(accountId, runId, from, change, condition),
+      // What the metric says as the run stops (its cancel listener goes last).
+      subscribe: async (runId, listener) => {
+        const unsubscribe = await f.runs.subscribe(runId, listener);
+        return async () => {
+          counted.push(svc?.backgroundRunCounts());
+          await unsubscribe();
+        };
+      },
+    });
+    svc = f.service({ runs });
+    const agentId = await agent(svc);
+    const { session_id } = await svc.startRun(ACME, agentId, { input: 'hi' });
+    await vi.waitFor(() => expect(counted).toHaveLength(1));
+    expect([counted, svc.backgroundRunCounts()]).toStrictEqual([
+      [{ queued: 1, running: 0 }],
+      { queued: 0, running: 0 },
+    ]);
+    expect(await f.messages(agentId, session_id)).toStrictEqual([]);
+  });
+
   test('tool calls that wait for approval end it requires_approval, its result listing them', async () => {
     const usage = {
       inputTokens: { total: 1, noCache: 1, cacheRead: 0, cacheWrite: 0 },

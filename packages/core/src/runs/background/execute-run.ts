@@ -142,9 +142,9 @@ async function markRunning(settings: ServiceSettings, run: StoredRun, state: Run
     status: 'running',
     started_at: settings.now().toISOString(),
   });
-  if (!started) state.entry.stop('lost');
-  else if (started.cancel_requested) state.entry.stop('cancelled');
+  if (!started) return state.entry.stop('lost');
   state.entry.status = 'running';
+  if (started.cancel_requested) state.entry.stop('cancelled');
 }
 
 /**
