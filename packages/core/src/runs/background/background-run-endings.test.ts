@@ -235,6 +235,37 @@ describe('closing a service', () => {
     expect(await svc.getRun(ACME, run_id)).toMatchObject({ status: 'completed', result: { output: 'done' } });
   });
 
+  test('a start still storing its run as the service closes is refused, and its run ends failed server_lost', async () => {
+    let release = () => {};
+    const gate = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    const runs = runStoreView(f.runs, {
+      createRun: async (run, options) => {
+        const made = await f.runs.createRun(run, options);
+        await gate;
+        return made;
+      },
+    });
+    const svc = f.service({ runs });
+    const agentId = await agent(svc);
+    const stored = async () => (await f.runs.listRuns(ACME, agentId, { limit: 10 })).runs;
+    const starting = agentHostError(svc.startRun(ACME, agentId, { input: 'hi' }));
+    await vi.waitFor(async () => expect(await stored()).toHaveLength(1));
+    await svc.close();
+    release();
+    const refused = await starting;
+    expect([refused.code, refused.message]).toStrictEqual([
+      'overloaded',
+      'The server is shutting down; retry on another',
+    ]);
+    const error = { code: 'server_lost', message: 'The server running the run shut down' };
+    const [run] = await stored();
+    expect(run).toMatchObject({ status: 'failed', started_at: null, error, last_event_id: 1 });
+    expect(await f.runs.readEvents(run!.run_id, 0, 10)).toStrictEqual([{ id: 1, event: { type: 'error', ...error } }]);
+    expect([f.slow.calls, svc.backgroundRunCounts()]).toStrictEqual([0, { queued: 0, running: 0 }]);
+  });
+
   test('without grace stops its runs: failed server_lost, nothing stored; then refuses new ones', async () => {
     const svc = f.service();
     const agentId = await agent(svc);

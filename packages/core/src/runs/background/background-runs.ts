@@ -11,7 +11,9 @@ import { findRun } from './find-run.js';
 import { type ReadOptions, readRunEvents } from './read-events.js';
 import { RunSweeper } from './run-sweeper.js';
 import { publicRun } from './run-views.js';
-import { createRun } from './start-run.js';
+import { abandonRun, createRun } from './start-run.js';
+
+const shuttingDown = () => new OverloadedError({ message: 'The server is shutting down; retry on another' });
 
 /**
  * The background runs of one service: those it runs (under its own owner id), the sweeper that ends
@@ -34,8 +36,13 @@ export class BackgroundRuns {
   /** See `AgentService.startRun`. */
   async start(accountId: string, agentId: string, input: RunAgentInput, history: unknown): Promise<BackgroundRun> {
     requireAccount(accountId);
-    if (this.#closed) throw new OverloadedError({ message: 'The server is shutting down; retry on another' });
+    if (this.#closed) throw shuttingDown();
     const run = await createRun(this.#settings, { accountId, agentId, input, history }, this.owner);
+    // Closed while the run was being stored: close() did not see it, so nothing else would run or end it.
+    if (this.#closed) {
+      await abandonRun(this.#settings, run);
+      throw shuttingDown();
+    }
     this.#sweeper.start();
     // Copies: the run goes on after the caller returns, and must not see its later changes.
     launchRun(this.#settings, this.#active, run, { input: structuredClone(input), history: structuredClone(history) });
