@@ -1,5 +1,6 @@
 import { describe, expect, test } from 'vitest';
-import type { StoredRun } from '../../ports/run-store.js';
+import type { RunStore, StoredRun } from '../../ports/run-store.js';
+import { runStoreView } from './background-test-kit.js';
 import { InProcessRunStore } from './in-process-run-store.js';
 import { SERVER_LOST } from './lost-runs.js';
 import { RunSweeper } from './run-sweeper.js';
@@ -31,9 +32,9 @@ function run(runId: string, fields: Partial<StoredRun> = {}): StoredRun {
   };
 }
 
-function sweeper(runs: InProcessRunStore) {
+function sweeper(runs: RunStore, random?: () => number) {
   const options = { runs, now: () => new Date(NOW), leaseMs: LEASE_MS, eventRetentionMs: 10, recordRetentionMs: 20 };
-  return new RunSweeper(options);
+  return new RunSweeper({ ...options, ...(random && { random }) });
 }
 
 describe('RunSweeper', () => {
@@ -44,5 +45,29 @@ describe('RunSweeper', () => {
     await sweeper(runs).sweep();
     expect((await runs.getRun('acme', 'within'))?.status).toBe('running');
     expect(await runs.getRun('acme', 'past')).toMatchObject({ status: 'failed', error: SERVER_LOST, last_event_id: 1 });
+  });
+
+  test('after a large crash, ends lost runs eight at a time, starting at a random place in the list', async () => {
+    const runs = new InProcessRunStore();
+    const ids = Array.from({ length: 20 }, (_, i) => `r${String(i).padStart(2, '0')}`);
+    // Oldest lease first: the order expiredRuns answers in.
+    for (const [i, id] of ids.entries())
+      await runs.createRun(run(id, { lease_until: NOW - 10_000 + i }), { maxInFlight: 99 });
+    const started: string[] = [];
+    let inFlight = 0;
+    let most = 0;
+    const view = runStoreView(runs, {
+      updateRun: async (accountId, runId, from, change, condition) => {
+        started.push(runId);
+        most = Math.max(most, ++inFlight);
+        await new Promise((resolve) => setTimeout(resolve, 5));
+        inFlight--;
+        return runs.updateRun(accountId, runId, from, change, condition);
+      },
+    });
+    await sweeper(view, () => 0.5).sweep();
+    expect(most).toBe(8);
+    expect(started).toStrictEqual([...ids.slice(10), ...ids.slice(0, 10)]);
+    for (const id of ids) expect((await runs.getRun('acme', id))?.status).toBe('failed');
   });
 });
