@@ -4,15 +4,25 @@
 // scripts compare and copy values without decoding them; numbers are read with `tonumber`.
 
 /**
- * Stores a new run unless its account has `max` runs in flight.
+ * Stores a new run unless its account has `max` runs in flight. At the limit, it first drops the
+ * members of the in-flight set whose run is gone (evicted, deleted by hand) or finished, so that
+ * they do not hold their slots for good, then counts again. (Those hashes are named from the
+ * namespace's prefix: one Redis, not a cluster, as the other scripts need.)
  * KEYS: run hash, account's in-flight set, leases zset, agent's run list (zset).
- * ARGV: max, run id, lease_until, created ms, then field/value pairs of the hash.
+ * ARGV: max, run id, lease_until, created ms, prefix of run hashes, then field/value pairs of the hash.
  * Returns 1 (stored), 0 (limit reached) or -1 (a run with this id exists).
  */
 export const CREATE_RUN = `
 if redis.call('EXISTS', KEYS[1]) == 1 then return -1 end
-if redis.call('SCARD', KEYS[2]) >= tonumber(ARGV[1]) then return 0 end
-redis.call('HSET', KEYS[1], unpack(ARGV, 5))
+local max = tonumber(ARGV[1])
+if redis.call('SCARD', KEYS[2]) >= max then
+  for _, member in ipairs(redis.call('SMEMBERS', KEYS[2])) do
+    local status = redis.call('HGET', ARGV[5] .. member, 'status')
+    if status ~= '"queued"' and status ~= '"running"' then redis.call('SREM', KEYS[2], member) end
+  end
+  if redis.call('SCARD', KEYS[2]) >= max then return 0 end
+end
+redis.call('HSET', KEYS[1], unpack(ARGV, 6))
 redis.call('SADD', KEYS[2], ARGV[2])
 redis.call('ZADD', KEYS[3], ARGV[3], ARGV[2])
 redis.call('ZADD', KEYS[4], ARGV[4], ARGV[2])

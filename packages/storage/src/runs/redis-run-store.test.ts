@@ -91,6 +91,24 @@ describe('RedisRunStore', () => {
     await close();
   });
 
+  test("a run whose hash is gone (evicted, deleted) or finished stops holding its account's in-flight slot", async () => {
+    const { client, store, close } = await open();
+    const account = `acct-${Math.random().toString(36).slice(2)}`;
+    const [gone, stale, next] = [
+      run({ account_id: account }),
+      run({ account_id: account }),
+      run({ account_id: account }),
+    ];
+    expect(await store.createRun(gone, { maxInFlight: 1 })).toBe(true);
+    await client.del(`${namespace}:run:${gone.run_id}`);
+    expect(await store.createRun(stale, { maxInFlight: 1 })).toBe(true);
+    // Finished by hand, the in-flight set left as it was.
+    await client.hSet(`${namespace}:run:${stale.run_id}`, 'status', '"failed"');
+    expect(await store.createRun(next, { maxInFlight: 1 })).toBe(true);
+    expect(await store.createRun(run({ account_id: account }), { maxInFlight: 1 })).toBe(false);
+    await close();
+  });
+
   test('listing drops the entries of runs that are gone', async () => {
     const { client, store, close } = await open();
     const [kept, gone] = [run({ agent_id: 'listing' }), run({ agent_id: 'listing' })];

@@ -84,7 +84,8 @@ export class RedisRunStore implements RunStore {
   async createRun(run: StoredRun, { maxInFlight }: { maxInFlight: number }): Promise<boolean> {
     const created = checkNewRun(run);
     const keys = [this.#run(run.run_id), this.#inflight(run.account_id), this.#leases(), this.#list(run)];
-    const args = [String(maxInFlight), run.run_id, String(run.lease_until), String(created), ...runFields(run)];
+    const args = [String(maxInFlight), run.run_id, String(run.lease_until), String(created), this.#run('')];
+    args.push(...runFields(run));
     const stored = Number(await this.#script(CREATE_RUN, keys, args));
     if (stored === -1) throw new ConflictError({ message: `A run ${run.run_id} exists already` });
     return stored === 1;
