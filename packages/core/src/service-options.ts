@@ -89,6 +89,11 @@ export interface BackgroundRunLimits {
    * of its server's death.
    */
   leaseMs?: number;
+  /**
+   * Event readings (`runEvents`, each SSE stream of a run's events) one account may have open at
+   * once on this server (default 64); one more is refused with `RateLimitedError`.
+   */
+  maxEventReaders?: number;
 }
 
 /** The options of a service, checked, with their defaults: what the service and its runs read. */
@@ -186,6 +191,7 @@ function backgroundRunLimits(limits: BackgroundRunLimits): Required<BackgroundRu
     eventRetentionMs: positiveInteger('backgroundRuns.eventRetentionMs', limits.eventRetentionMs, 3_600_000),
     recordRetentionMs: positiveInteger('backgroundRuns.recordRetentionMs', limits.recordRetentionMs, 604_800_000),
     leaseMs: positiveInteger('backgroundRuns.leaseMs', limits.leaseMs, 10_000, MAX_TIMER_MS),
+    maxEventReaders: positiveInteger('backgroundRuns.maxEventReaders', limits.maxEventReaders, 64),
   };
   if (checked.recordRetentionMs < checked.eventRetentionMs)
     throw new TypeError(

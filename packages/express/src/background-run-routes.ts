@@ -47,7 +47,7 @@ export const BACKGROUND_RUN_ROUTES: readonly RouteDefinition[] = [
     statuses: guarded(404),
     tag: 'Runs',
     summary: "Read a background run's events",
-    description: `The run's events as server-sent events, from any server sharing the store, as they are written, ending after the run's last event (\`done\` or \`error\`). ${RETENTION} After the events expired, a finished run's stream has its last event only (rebuilt from the run).`,
+    description: `The run's events as server-sent events, from any server sharing the store, as they are written, ending after the run's last event (\`done\` or \`error\`). ${RETENTION} After the events expired, a finished run's stream has its last event only (rebuilt from the run). An account may have a bounded number of these streams open at once on one server (64 by default): one more is 429 \`rate_limited\`, as JSON.`,
     answers: "The run's events after `Last-Event-ID` (or `after`), as server-sent events.",
     parameters: [
       {

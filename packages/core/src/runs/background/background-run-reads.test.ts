@@ -142,6 +142,55 @@ describe('reading background runs', () => {
     expect(await f.messages(agentId, session_id)).toStrictEqual([]);
   });
 
+  test('an account may have maxEventReaders readings open on a server; one more is refused (429) until one ends', async () => {
+    const svc = f.service({ backgroundRuns: { maxEventReaders: 2 } });
+    const agentId = await agent(svc, 'slow');
+    const { run_id } = await svc.startRun(ACME, agentId, { input: 'hi' });
+    const first = (await svc.runEvents(ACME, run_id))[Symbol.asyncIterator]();
+    const second = await svc.runEvents(ACME, run_id);
+    const refused = await agentHostError(svc.runEvents(ACME, run_id));
+    expect([refused.code, refused.message, refused.retryAfterSeconds]).toStrictEqual([
+      'rate_limited',
+      'The account has 2 run event streams open on this server, the most it may have; close one or retry later',
+      1,
+    ]);
+    // Another server, and another account, have their own.
+    await f.service().runEvents(ACME, run_id);
+    const otherAgent = (await svc.createAgent('other', { name: 'A', instruction: 'I', model: 'echo' })).agent_id;
+    const other = await svc.startRun('other', otherAgent, { input: 'x' });
+    await svc.runEvents('other', other.run_id);
+    // A reading given up (returned) frees its place; so does one that ran to its end.
+    await first.return?.();
+    const third = await svc.runEvents(ACME, run_id);
+    expect((await agentHostError(svc.runEvents(ACME, run_id))).code).toBe('rate_limited');
+    await f.slow.started();
+    f.slow.send('one');
+    f.slow.finish();
+    expect((await collectEvents(second)).at(-1)?.event.type).toBe('done');
+    expect((await collectEvents(third)).at(-1)?.event.type).toBe('done');
+    expect(await collectEvents(await svc.runEvents(ACME, run_id, { after: 2 }))).toStrictEqual([]);
+    expect(await collectEvents(await svc.runEvents(ACME, run_id, { after: 2 }))).toStrictEqual([]);
+  });
+
+  test('closing a service ends the readings open on it, of a run that goes on elsewhere', async () => {
+    const owner = f.service();
+    const reader = f.service();
+    const agentId = await agent(owner, 'slow');
+    const { run_id } = await owner.startRun(ACME, agentId, { input: 'hi' });
+    await f.slow.started();
+    f.slow.send('one');
+    const reading = collectEvents(await reader.runEvents(ACME, run_id));
+    await vi.waitFor(async () => expect(await f.runs.readEvents(run_id, 0, 10)).toHaveLength(1));
+    await reader.close();
+    const timeout = new Promise((resolve) => setTimeout(() => resolve('still reading'), 2000));
+    expect(await Promise.race([reading, timeout])).toStrictEqual([
+      { id: 1, event: { type: 'text-delta', delta: 'one' } },
+    ]);
+    expect((await owner.getRun(ACME, run_id)).status).toBe('running');
+    f.slow.finish();
+    expect((await f.settled(owner, run_id)).status).toBe('completed');
+  });
+
   test('every event is stored, and told of, before the change that finishes the run, then its end', async () => {
     const svc = f.service();
     const agentId = await agent(svc);

@@ -6,6 +6,7 @@ import type { BackgroundRun, RunEventRecord, RunList } from '../../records.js';
 import type { RunAgentInput } from '../../schemas.js';
 import type { ServiceSettings } from '../../service-options.js';
 import { cancelRun } from './cancel-run.js';
+import { EventReaders } from './event-readers.js';
 import { type ActiveRun, launchRun } from './execute-run.js';
 import { findRun } from './find-run.js';
 import { type ReadOptions, readRunEvents } from './read-events.js';
@@ -25,10 +26,12 @@ export class BackgroundRuns {
   readonly #settings: ServiceSettings;
   readonly #active = new Map<string, ActiveRun>();
   readonly #sweeper: RunSweeper;
+  readonly #readers: EventReaders;
   #closed = false;
 
   constructor(settings: ServiceSettings) {
     this.#settings = settings;
+    this.#readers = new EventReaders(settings.backgroundRuns.maxEventReaders);
     this.#sweeper = new RunSweeper({ ...settings.backgroundRuns, runs: settings.runs, now: settings.now });
     if (settings.runsGiven) this.#sweeper.start();
   }
@@ -70,7 +73,9 @@ export class BackgroundRuns {
   /** See `AgentService.runEvents`. */
   async events(accountId: string, runId: string, options: ReadOptions): Promise<AsyncIterable<RunEventRecord>> {
     requireAccount(accountId);
-    return readRunEvents(this.#settings.runs, accountId, runId, options);
+    return this.#readers.open(accountId, options.signal, (signal) =>
+      readRunEvents(this.#settings.runs, accountId, runId, { ...options, signal }),
+    );
   }
 
   /** See `AgentService.cancelRun`. */
@@ -87,11 +92,13 @@ export class BackgroundRuns {
   }
 
   /**
-   * Stops the sweeper, waits up to `graceMs` for this service's runs, stops the rest (they end
-   * `failed`, `server_lost`) and waits for them to end; closes the run store when it made it.
+   * Ends the event readings open on this service, stops the sweeper, waits up to `graceMs` for this
+   * service's runs, stops the rest (they end `failed`, `server_lost`) and waits for them to end;
+   * closes the run store when it made it.
    */
   async close(graceMs: number): Promise<void> {
     this.#closed = true;
+    this.#readers.close();
     await this.#sweeper.stop();
     const ended = () => Promise.all([...this.#active.values()].map((run) => run.done));
     let timer: NodeJS.Timeout | undefined;
