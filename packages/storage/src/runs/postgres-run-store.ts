@@ -3,8 +3,6 @@ import {
   AgentHostError,
   ConflictError,
   checkEventBatch,
-  eventsToStore,
-  isFinishedRun,
   type RunChange,
   type RunCondition,
   type RunEventRecord,
@@ -17,6 +15,7 @@ import {
 } from '@agenthost/core';
 import type pg from 'pg';
 import { withDeadline } from '../deadline.js';
+import { appendRunEvents } from './postgres-run-events.js';
 import { PostgresRunListener } from './postgres-run-listener.js';
 import {
   columnValue,
@@ -176,42 +175,7 @@ export class PostgresRunStore implements RunStore {
   async appendEvents(runId: string, events: readonly RunEventRecord[]): Promise<boolean> {
     checkEventBatch(runId, events);
     if (events.length === 0) return true;
-    return this.#transaction(async (client) => {
-      // The run's row, locked: appends to a run, and the change that finishes it, take turns.
-      const { rows: runs } = await client.query<{
-        status: StoredRun['status'];
-        last_event_id: string;
-        purged: boolean;
-      }>(
-        `SELECT status, last_event_id, events_purged AS purged FROM ${RUNS_TABLE}
-         WHERE namespace = $1 AND run_id = $2 FOR UPDATE`,
-        [this.#ns, runId],
-      );
-      const run = runs[0];
-      if (!run || run.purged) return false;
-      // A statement of its own, after the lock: it sees every event stored before the lock was granted.
-      const { rows } = await client.query<{ last: string; held: string[] }>(
-        `SELECT (SELECT COALESCE(max(id), 0) FROM ${EVENTS_TABLE} WHERE namespace = $1 AND run_id = $2) AS last,
-           ARRAY(SELECT event FROM ${EVENTS_TABLE} WHERE namespace = $1 AND run_id = $2 AND id BETWEEN $3 AND $4
-                 ORDER BY id) AS held`,
-        [this.#ns, runId, events[0]!.id, events.at(-1)!.id],
-      );
-      const { last, held } = rows[0]!;
-      const target = {
-        last: Number(last),
-        held,
-        finished: isFinishedRun(run.status),
-        lastEventId: Number(run.last_event_id),
-      };
-      const fresh = eventsToStore(events, target);
-      if (!fresh) return false;
-      await client.query(
-        `INSERT INTO ${EVENTS_TABLE} (namespace, run_id, id, event)
-         SELECT $1, $2, id, event FROM unnest($3::bigint[], $4::text[]) AS e(id, event)`,
-        [this.#ns, runId, fresh.map(({ id }) => id), fresh.map(({ event }) => JSON.stringify(event))],
-      );
-      return true;
-    });
+    return this.#transaction((client) => appendRunEvents(client, this.#ns, runId, events));
   }
 
   async readEvents(runId: string, after: number, limit: number): Promise<RunEventRecord[]> {
