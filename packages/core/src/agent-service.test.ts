@@ -570,6 +570,10 @@ describe('options', () => {
     [{ runWaitMs: 2 ** 31 }, 'AgentService: runWaitMs must be a whole number from 1 to 2147483647, got 2147483648'],
     [{ maxRetries: -1 }, 'AgentService: maxRetries must be a non-negative integer'],
     [{ store: undefined }, 'AgentService: options.store is required'],
+    [
+      { backgroundRuns: { eventRetentionMs: 2000, recordRetentionMs: 1000 } },
+      'AgentService: backgroundRuns.recordRetentionMs (1000) must not be less than backgroundRuns.eventRetentionMs (2000)',
+    ],
   ])('%j is refused at construction', (options, message) => {
     expect(() => makeService(options as never)).toThrow(new TypeError(message));
   });

@@ -309,8 +309,12 @@ export class AgentService {
   /**
    * A background run's events with an id above `after` (default 0: all), as they are written, from
    * whichever server runs it; the iteration ends after the run's last event (`done` or `error`).
-   * A finished run whose events expired yields its last event only, rebuilt from its record.
-   * @throws NotFoundError (before any event); InvalidInputError for a bad `after`.
+   * A finished run whose events expired yields its last event only, rebuilt from its record. The
+   * iteration also ends (quietly) when `signal` aborts or the service closes. An open reading counts
+   * against the account's `maxEventReaders` on this service until its iteration ends: a caller that
+   * does not iterate it to its end must call `return()` on its iterator.
+   * @throws NotFoundError (before any event); InvalidInputError for a bad `after`; RateLimitedError
+   *   when the account has `maxEventReaders` readings open on this service.
    */
   async runEvents(
     accountId: string,
@@ -336,9 +340,10 @@ export class AgentService {
   }
 
   /**
-   * Stops the service's timers; waits up to `graceMs` (default 0) for its background runs to finish,
-   * then stops those still running (`failed`, `server_lost`: nothing of their turn is stored). A
-   * background run started after it is refused (`OverloadedError`).
+   * Ends the run event readings open on the service and stops its timers; waits up to `graceMs`
+   * (default 0) for its background runs to finish, then stops those still running (`failed`,
+   * `server_lost`: nothing of their turn is stored). A background run started after it is refused
+   * (`OverloadedError`).
    * @throws TypeError for a `graceMs` that is not a non-negative number.
    */
   async close(options: { graceMs?: number } = {}): Promise<void> {

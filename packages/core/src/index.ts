@@ -49,7 +49,7 @@ export type { HostSecretStore } from './ports/host-secret-store.js';
 export type { IdempotencyRecord, IdempotencyStore } from './ports/idempotency-store.js';
 export type { AcquireOptions, Lease, LockProvider } from './ports/lock-provider.js';
 export type { ChatModel, ModelInfo, ModelProvider } from './ports/model-provider.js';
-export type { RunChange, RunPage, RunSignal, RunStore, StoredRun } from './ports/run-store.js';
+export type { RunChange, RunCondition, RunPage, RunSignal, RunStore, StoredRun } from './ports/run-store.js';
 export type { ToolProvider } from './ports/tool-provider.js';
 export type {
   AgentConfig,
@@ -84,7 +84,8 @@ export type {
   ToolResultPart,
 } from './records.js';
 export { MAX_REDACT_LENGTH, REDACTED, type RedactOptions, redactSecrets, TRUNCATED } from './redact-secrets.js';
-export { InProcessRunStore } from './runs/background/in-process-run-store.js';
+export { type AppendTarget, checkEventBatch, eventsToStore } from './runs/background/event-batch.js';
+export { InProcessRunStore, type InProcessRunStoreOptions } from './runs/background/in-process-run-store.js';
 export { isFinishedRun, UNFINISHED_RUN_STATUSES } from './runs/background/run-states.js';
 export {
   type ApprovalResponseInput,

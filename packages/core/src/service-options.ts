@@ -79,14 +79,21 @@ export interface BackgroundRunLimits {
   maxInFlight?: number;
   /** How long a finished run's events can still be read, in ms (default 3 600 000: an hour). */
   eventRetentionMs?: number;
-  /** How long a finished run can still be read, in ms (default 604 800 000: a week). */
+  /** How long a finished run can still be read, in ms (default 604 800 000: a week); at least `eventRetentionMs`. */
   recordRetentionMs?: number;
   /**
    * The lease of a running run, in ms (default 10 000): the server running it renews it every third
-   * of that; a run whose lease ran out is marked `failed` (`server_lost`) by any server within about
-   * half a lease more.
+   * of that, and stops the run the moment it runs out unrenewed. Other servers take a run for lost
+   * once its lease ran out more than a third of a lease ago (a grace for clocks that differ), and
+   * mark it `failed` (`server_lost`) at their next sweep (every half lease): within 11/6 of a lease
+   * of its server's death.
    */
   leaseMs?: number;
+  /**
+   * Event readings (`runEvents`, each SSE stream of a run's events) one account may have open at
+   * once on this server (default 64); one more is refused with `RateLimitedError`.
+   */
+  maxEventReaders?: number;
 }
 
 /** The options of a service, checked, with their defaults: what the service and its runs read. */
@@ -174,12 +181,21 @@ export function serviceSettings(options: AgentServiceOptions): ServiceSettings {
   };
 }
 
-/** The limits of background runs, checked, with their defaults. */
+/**
+ * The limits of background runs, checked, with their defaults. A run's record must outlive its
+ * events: a reader who comes after the events went gets the last event rebuilt from the record.
+ */
 function backgroundRunLimits(limits: BackgroundRunLimits): Required<BackgroundRunLimits> {
-  return {
+  const checked = {
     maxInFlight: positiveInteger('backgroundRuns.maxInFlight', limits.maxInFlight, 16),
     eventRetentionMs: positiveInteger('backgroundRuns.eventRetentionMs', limits.eventRetentionMs, 3_600_000),
     recordRetentionMs: positiveInteger('backgroundRuns.recordRetentionMs', limits.recordRetentionMs, 604_800_000),
     leaseMs: positiveInteger('backgroundRuns.leaseMs', limits.leaseMs, 10_000, MAX_TIMER_MS),
+    maxEventReaders: positiveInteger('backgroundRuns.maxEventReaders', limits.maxEventReaders, 64),
   };
+  if (checked.recordRetentionMs < checked.eventRetentionMs)
+    throw new TypeError(
+      `AgentService: backgroundRuns.recordRetentionMs (${checked.recordRetentionMs}) must not be less than backgroundRuns.eventRetentionMs (${checked.eventRetentionMs})`,
+    );
+  return checked;
 }

@@ -124,6 +124,54 @@ describe("a background run's events", () => {
   });
 });
 
+describe('open event streams', () => {
+  test('past its limit on a server, an account is refused 429 there, as JSON; another server still serves it', async () => {
+    await serveTwo({ maxEventReaders: 1 });
+    const run = await start(await agent(), { input: 'hang' });
+    const leave = new AbortController();
+    const held = await events(A, run.run_id, '', {}, leave.signal);
+    const refused = await events(A, run.run_id);
+    expect({
+      held: held.status,
+      status: refused.status,
+      retryAfter: refused.headers.get('retry-after'),
+      body: await refused.json(),
+    }).toStrictEqual({
+      held: 200,
+      status: 429,
+      retryAfter: '1',
+      body: {
+        success: false,
+        error:
+          'The account has 1 run event streams open on this server, the most it may have; close one or retry later',
+        code: 'rate_limited',
+        status: 429,
+      },
+    });
+    const elsewhere = new AbortController();
+    expect((await events(B, run.run_id, '', {}, elsewhere.signal)).status).toBe(200);
+    elsewhere.abort();
+    // The held stream closed, its place is free again.
+    leave.abort();
+    const again = await readUntilStatus(() => events(A, run.run_id), 200);
+    expect(again.status).toBe(200);
+    expect((await call(B, 'POST', `/runs/${run.run_id}/cancel`)).body.data.status).toBe('cancelled');
+    expect((await readFrames(again)).at(-1)?.event).toBe('error');
+    expect(logged).toStrictEqual([]);
+  });
+});
+
+/** Opens a response with `open` until it has `status` (within 5 s). */
+async function readUntilStatus(open: () => Promise<Response>, status: number): Promise<Response> {
+  const deadline = Date.now() + 5_000;
+  for (;;) {
+    const res = await open();
+    if (res.status === status || Date.now() > deadline) return res;
+    await res.body?.cancel();
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+}
+
 describe('cancelling a background run', () => {
   test('cancelled from B while it runs on A: cancelled, nothing stored, its last event an error of code cancelled (409)', async () => {
     await serveTwo();

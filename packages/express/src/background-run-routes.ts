@@ -1,9 +1,12 @@
 import { backgroundRunResponseSchema, runListResponseSchema } from './response-schemas.js';
 import { guarded, limit, type RouteDefinition } from './route-definition.js';
 
-/** Where the document sends a reader for how long runs and their events are kept. */
+/**
+ * Where the document sends a reader for how long runs and their events are kept: the host sets it
+ * (a mounted router's host may have no such settings), so the document names no number.
+ */
 const RETENTION =
-  "A finished run's events can be read for an hour and the run itself for a week (the server's `AGENTHOST_RUN_EVENTS_RETENTION_S` and `AGENTHOST_RUN_RECORDS_RETENTION_S`).";
+  "A finished run's events, and later the run itself, can be read for the server's configured retention (see docs/background-runs.md).";
 
 /** The background runs' own operations (starting one is `run` or `chat` with `"background": true`). */
 export const BACKGROUND_RUN_ROUTES: readonly RouteDefinition[] = [
@@ -44,7 +47,7 @@ export const BACKGROUND_RUN_ROUTES: readonly RouteDefinition[] = [
     statuses: guarded(404),
     tag: 'Runs',
     summary: "Read a background run's events",
-    description: `The run's events as server-sent events, from any server sharing the store, as they are written, ending after the run's last event (\`done\` or \`error\`). ${RETENTION} After the events expired, a finished run's stream has its last event only (rebuilt from the run).`,
+    description: `The run's events as server-sent events, from any server sharing the store, as they are written, ending after the run's last event (\`done\` or \`error\`). ${RETENTION} After the events expired, a finished run's stream has its last event only (rebuilt from the run). An account may have a bounded number of these streams open at once on one server (64 by default): one more is 429 \`rate_limited\`, as JSON.`,
     answers: "The run's events after `Last-Event-ID` (or `after`), as server-sent events.",
     parameters: [
       {

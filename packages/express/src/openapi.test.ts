@@ -130,6 +130,20 @@ describe('the document: routes, scopes and servers', () => {
     });
   });
 
+  test("the runs' retention is the server's, named by no number and no server setting", () => {
+    const runOperations = operations(document).filter(({ key }) => /^GET \/(agents\/\{agentId\}\/)?runs/.test(key));
+    expect(
+      runOperations.map(({ key, operation }) => [key, (operation as { description?: string }).description]),
+    ).toStrictEqual(
+      runOperations.map(({ key }) => [
+        key,
+        expect.stringContaining("the server's configured retention (see docs/background-runs.md)"),
+      ]),
+    );
+    // The document serves mounted routers too, whose host has no such settings.
+    expect(JSON.stringify(document)).not.toMatch(/AGENTHOST_|an hour|a week/);
+  });
+
   test('names the given server URL, and each call returns a copy of its own', () => {
     expect(openApiDocument({ serverUrl: 'https://agents.example/api/v1' }).servers).toStrictEqual([
       { url: 'https://agents.example/api/v1', description: 'This server' },

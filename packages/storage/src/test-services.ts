@@ -100,7 +100,7 @@ export function openedRuns(opened: { runs: RunStore; close(): Promise<void> }): 
     createRun: (run, options) => runs.createRun(run, options),
     getRun: (accountId, runId) => runs.getRun(accountId, runId),
     listRuns: (accountId, agentId, options) => runs.listRuns(accountId, agentId, options),
-    updateRun: (accountId, runId, from, change) => runs.updateRun(accountId, runId, from, change),
+    updateRun: (accountId, runId, from, change, condition) => runs.updateRun(accountId, runId, from, change, condition),
     appendEvents: (runId, events) => runs.appendEvents(runId, events),
     readEvents: (runId, after, limit) => runs.readEvents(runId, after, limit),
     publish: (runId, signal) => runs.publish(runId, signal),

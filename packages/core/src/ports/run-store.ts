@@ -48,6 +48,15 @@ export type RunChange = Partial<
   >
 >;
 
+/** A further condition of {@link RunStore.updateRun}, checked in the same step as the status. */
+export interface RunCondition {
+  /**
+   * Applies the change only while the run's `lease_until` is before this time (epoch ms): only to a
+   * run whose lease still ran out, not to one whose owner renewed it meanwhile.
+   */
+  leaseBefore?: number;
+}
+
 /** What is said about a run to every server: new events up to `id`, a cancel request, or its end. */
 export type RunSignal = { type: 'events'; id: number } | { type: 'cancel' } | { type: 'end' };
 
@@ -65,8 +74,10 @@ export interface RunPage {
  *
  * A store must guarantee:
  * - **Atomic changes**: `createRun` checks the account's limit and stores the run as one step;
- *   `updateRun` applies a change only when the run's status is one of `from`, as one step.
- * - **Ordered events**: `readEvents` returns a run's events in id order, each once.
+ *   `updateRun` applies a change only when the run's status is one of `from` (and its lease is before
+ *   `leaseBefore`, when given), as one step.
+ * - **Ordered events**: a run's event ids are 1, 2, 3... with no gap, each held by one event (see
+ *   `appendEvents`); `readEvents` returns them in id order, each once.
  * - **Retention**: a finished run's events may be dropped after its `events_expire_at`, the run after
  *   its `expires_at` (by the store's own expiry, or when `purge` runs), never before.
  * - **Signals are hints**: a signal may be lost (a reconnecting connection); readers also poll.
@@ -87,18 +98,31 @@ export interface RunStore {
    */
   listRuns(accountId: string, agentId: string, options: { limit: number; before?: number }): Promise<RunPage>;
   /**
-   * Applies `change` to the run when its status is one of `from`, atomically. A change to a finished
-   * status also stops counting the run against its account's in-flight limit.
-   * @returns the run after the change, or `undefined` when there is no such run or its status is not in `from`.
+   * Applies `change` to the run when its status is one of `from` (and `condition` holds), atomically.
+   * A change to a finished status also stops counting the run against its account's in-flight limit.
+   * @returns the run after the change, or `undefined` when there is no such run, its status is not in
+   *   `from`, or `condition` does not hold.
    */
   updateRun(
     accountId: string,
     runId: string,
     from: readonly RunStatus[],
     change: RunChange,
+    condition?: RunCondition,
   ): Promise<StoredRun | undefined>;
-  /** Appends events (ids continuing the run's last, in order) to the run's events. */
-  appendEvents(runId: string, events: readonly RunEventRecord[]): Promise<void>;
+  /**
+   * Appends events to the run's events, as one step (all or none). Their ids must continue the
+   * stored events exactly: the first is one above the last stored (1 for the first event), each one
+   * above the one before. Ids the run already holds are a retried append (a write whose answer was
+   * lost): accepted, changing nothing, when their events are the same as those stored. A finished
+   * run takes no event past its `last_event_id` (its last event may be written just after the record
+   * that finished it names it), nor any once its events expired.
+   * @returns `true` when the events are stored (or already were); `false`, storing nothing, when
+   *   refused: a gap, an id held with another event, an event past a finished run's last, a run
+   *   whose events expired, or no such run.
+   * @throws TypeError for a batch whose ids are not consecutive whole numbers from 1 (a caller's bug).
+   */
+  appendEvents(runId: string, events: readonly RunEventRecord[]): Promise<boolean>;
   /** Up to `limit` of the run's events with an id above `after`, in order (none once they expired). */
   readEvents(runId: string, after: number, limit: number): Promise<RunEventRecord[]>;
   /** Tells every server sharing the store (this one too) about the run. */

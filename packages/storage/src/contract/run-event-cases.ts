@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import type { RunSignal } from '@agenthost/core';
+import type { RunEventRecord, RunSignal } from '@agenthost/core';
 import { eventually, NO_LIMIT, newRun, type RunCases, someEvents } from './run-fixtures.js';
 
 /** Cases on a run's events: order, paging by id, one run's apart from another's. */
@@ -17,6 +17,79 @@ export function runEventCases(): RunCases {
       assert.deepStrictEqual(await a.readEvents(run.run_id, 6, 100), events.slice(6));
       assert.deepStrictEqual(await a.readEvents(run.run_id, 7, 100), []);
       assert.deepStrictEqual(await a.readEvents(run.run_id, 0, 1), events.slice(0, 1));
+    },
+
+    'an append continues the stored events exactly: a gap or an id held with another event is refused': async (
+      a,
+      b,
+    ) => {
+      const run = newRun();
+      await a.createRun(run, NO_LIMIT);
+      const events = someEvents(1, 4);
+      assert.equal(await a.appendEvents(run.run_id, events.slice(0, 2)), true);
+      // A gap: 4 does not follow 2.
+      assert.equal(await b.appendEvents(run.run_id, events.slice(3)), false);
+      // An id held with another event (and one that would follow it): nothing of the batch is stored.
+      const other = { id: 2, event: { type: 'text-delta' as const, delta: 'another' } };
+      assert.equal(await b.appendEvents(run.run_id, [other, events[2]!]), false);
+      assert.deepStrictEqual(await a.readEvents(run.run_id, 0, 10), events.slice(0, 2));
+      // The ids held with the same events, then the next: the stored events go on from there.
+      assert.equal(await b.appendEvents(run.run_id, events.slice(1)), true);
+      assert.deepStrictEqual(await a.readEvents(run.run_id, 0, 10), events);
+      assert.equal(await a.appendEvents(newRun().run_id, events.slice(0, 1)), false);
+    },
+
+    'of concurrent appends of one id, exactly one is stored': async (a, b) => {
+      const run = newRun();
+      await a.createRun(run, NO_LIMIT);
+      const batches = Array.from({ length: 6 }, (_, i) => [
+        { id: 1, event: { type: 'text-delta' as const, delta: `writer ${i}` } },
+      ]);
+      const answers = await Promise.all(batches.map((batch, i) => (i % 2 ? b : a).appendEvents(run.run_id, batch)));
+      assert.equal(answers.filter(Boolean).length, 1);
+      assert.deepStrictEqual(await b.readEvents(run.run_id, 0, 10), batches[answers.indexOf(true)]);
+    },
+
+    'a finished run takes no event past its last_event_id; a retried append is accepted and changes nothing': async (
+      a,
+      b,
+    ) => {
+      const run = newRun();
+      await a.createRun(run, NO_LIMIT);
+      const events = someEvents(1, 5);
+      await a.appendEvents(run.run_id, events.slice(0, 3));
+      const end = { status: 'failed' as const, error: { code: 'server_lost', message: 'lost' }, last_event_id: 4 };
+      await b.updateRun(run.account_id, run.run_id, ['queued'], end);
+      // Its last event, written after the record that names it, is taken; nothing past it is.
+      assert.equal(await b.appendEvents(run.run_id, events.slice(3)), false);
+      assert.equal(await a.appendEvents(run.run_id, events.slice(3, 4)), true);
+      assert.equal(await b.appendEvents(run.run_id, events.slice(4)), false);
+      // The same events again (a write whose answer was lost) are accepted; another event is not.
+      assert.equal(await b.appendEvents(run.run_id, events.slice(1, 4)), true);
+      assert.equal(await b.appendEvents(run.run_id, [{ ...events[3]!, event: events[0]!.event }]), false);
+      assert.deepStrictEqual(await a.readEvents(run.run_id, 0, 10), events.slice(0, 4));
+    },
+
+    'once its events expired, a finished run takes no event': async (a, b) => {
+      const run = newRun();
+      await a.createRun(run, NO_LIMIT);
+      await a.appendEvents(run.run_id, someEvents(1, 1));
+      const now = Date.now();
+      const end = { status: 'failed' as const, last_event_id: 2, events_expire_at: now - 1, expires_at: now + 60_000 };
+      await a.updateRun(run.account_id, run.run_id, ['queued'], end);
+      await b.purge(Date.now());
+      assert.equal(await b.appendEvents(run.run_id, someEvents(1, 2)), false);
+      assert.equal(await a.appendEvents(run.run_id, someEvents(2, 1)), false);
+      assert.deepStrictEqual(await a.readEvents(run.run_id, 0, 10), []);
+    },
+
+    'a batch whose ids are not consecutive whole numbers from 1 is a TypeError, and stores nothing': async (a) => {
+      const run = newRun();
+      await a.createRun(run, NO_LIMIT);
+      const [one, two, three] = someEvents(1, 3) as [RunEventRecord, RunEventRecord, RunEventRecord];
+      for (const batch of [[two, one], [one, three], [{ ...one, id: 0 }], [{ ...one, id: 1.5 }]])
+        await assert.rejects(a.appendEvents(run.run_id, batch), TypeError);
+      assert.deepStrictEqual(await a.readEvents(run.run_id, 0, 10), []);
     },
 
     'each run has its own events': async (a, b) => {

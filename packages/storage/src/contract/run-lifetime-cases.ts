@@ -27,6 +27,24 @@ export function runLifetimeCases(): RunCases {
         await a.updateRun(account, run.run_id, ['queued', 'running'], { status: 'cancelled' });
     },
 
+    'a change conditioned on an expired lease applies only while the lease is still before that time': async (a, b) => {
+      const now = Date.now();
+      const run = newRun({ status: 'running', lease_until: now - 1_000 });
+      await a.createRun(run, NO_LIMIT);
+      const lost = { status: 'failed' as const, error: { code: 'server_lost', message: 'lost' }, last_event_id: 1 };
+      // Its owner renews the lease between the sweeper's look and its change: the change does not apply.
+      const renewed = await b.updateRun(run.account_id, run.run_id, ['running'], { lease_until: now + 60_000 });
+      assert.deepStrictEqual(renewed, { ...run, lease_until: now + 60_000 });
+      assert.equal(await a.updateRun(run.account_id, run.run_id, ['running'], lost, { leaseBefore: now }), undefined);
+      assert.deepStrictEqual(await b.getRun(run.account_id, run.run_id), renewed);
+      // A lease exactly at the bound is not before it; one below it is.
+      await b.updateRun(run.account_id, run.run_id, ['running'], { lease_until: now });
+      assert.equal(await a.updateRun(run.account_id, run.run_id, ['running'], lost, { leaseBefore: now }), undefined);
+      const failed = await b.updateRun(run.account_id, run.run_id, ['running'], lost, { leaseBefore: now + 1 });
+      assert.deepStrictEqual(failed, { ...run, lease_until: now, ...lost });
+      assert.deepStrictEqual(await a.getRun(run.account_id, run.run_id), failed);
+    },
+
     "a finished run's events go after events_expire_at and the run after expires_at, never before": async (a, b) => {
       const run = newRun();
       await a.createRun(run, NO_LIMIT);

@@ -55,24 +55,6 @@ describe('PostgresRunStore', () => {
     shared: true,
   });
 
-  test('a retried append keeps the events stored first; a run that is gone gets none', async () => {
-    const { store, close } = await open();
-    const r = run();
-    await store.createRun(r, { maxInFlight: 10 });
-    await store.appendEvents(r.run_id, [text(1, 'a'), text(2, 'b'), text(3, 'c')]);
-    await store.appendEvents(r.run_id, [text(2, 'B'), text(3, 'C'), text(4, 'd')]);
-    expect(await store.readEvents(r.run_id, 0, 10)).toStrictEqual([
-      text(1, 'a'),
-      text(2, 'b'),
-      text(3, 'c'),
-      text(4, 'd'),
-    ]);
-    await store.appendEvents('run-missing', [text(1, 'a')]);
-    expect(await store.readEvents('run-missing', 0, 10)).toStrictEqual([]);
-    await expect(store.appendEvents(r.run_id, [text(6, 'f'), text(5, 'e')])).rejects.toThrow(TypeError);
-    await close();
-  });
-
   test('purge deletes the rows of what is due, and of that namespace only', async () => {
     const mine = await open();
     const theirs = await open(`${namespace}-other`);

@@ -2,7 +2,9 @@ import { createHash } from 'node:crypto';
 import {
   AgentHostError,
   ConflictError,
+  checkEventBatch,
   type RunChange,
+  type RunCondition,
   type RunEventRecord,
   type RunPage,
   type RunSignal,
@@ -13,6 +15,7 @@ import {
 } from '@agenthost/core';
 import type pg from 'pg';
 import { withDeadline } from '../deadline.js';
+import { appendRunEvents } from './postgres-run-events.js';
 import { PostgresRunListener } from './postgres-run-listener.js';
 import {
   columnValue,
@@ -25,7 +28,7 @@ import {
   runValues,
   UNFINISHED_SQL,
 } from './postgres-run-schema.js';
-import { changeEntries, checkEvents, checkNewRun, isCursor, isLimit } from './run-fields.js';
+import { changeEntries, checkNewRun, isCursor, isLimit } from './run-fields.js';
 
 /** Options of {@link PostgresRunStore}. */
 export interface PostgresRunStoreOptions {
@@ -143,9 +146,18 @@ export class PostgresRunStore implements RunStore {
     runId: string,
     from: readonly RunStatus[],
     change: RunChange,
+    condition: RunCondition = {},
   ): Promise<StoredRun | undefined> {
     const entries = changeEntries(change);
+    const { leaseBefore } = condition;
+    if (leaseBefore !== undefined && !Number.isFinite(leaseBefore)) return undefined;
     const values: unknown[] = [this.#ns, runId, accountId, [...from]];
+    let leased = '';
+    if (leaseBefore !== undefined) {
+      // Whole milliseconds: below a fraction is below its ceiling.
+      values.push(Math.ceil(leaseBefore));
+      leased = ` AND lease_until < $${values.length}`;
+    }
     const sets = entries.map(([field, value]) => {
       values.push(columnValue(field, value));
       return `${field} = $${values.length}`;
@@ -154,23 +166,16 @@ export class PostgresRunStore implements RunStore {
     if (change.events_expire_at !== undefined) sets.push('events_purged = false');
     const rows = await this.#query<RunRow>(
       `UPDATE ${RUNS_TABLE} SET ${sets.length ? sets.join(', ') : 'status = status'}
-       WHERE namespace = $1 AND run_id = $2 AND account_id = $3 AND status = ANY($4::text[]) RETURNING *`,
+       WHERE namespace = $1 AND run_id = $2 AND account_id = $3 AND status = ANY($4::text[])${leased} RETURNING *`,
       values,
     );
     return rows[0] && rowToRun(rows[0]);
   }
 
-  async appendEvents(runId: string, events: readonly RunEventRecord[]): Promise<void> {
-    if (events.length === 0) return;
-    checkEvents(runId, events);
-    // An event already there (a retried append) is kept as it was; a run that is gone gets none.
-    await this.#query(
-      `INSERT INTO ${EVENTS_TABLE} (namespace, run_id, id, event)
-       SELECT $1, $2, id, event FROM unnest($3::bigint[], $4::text[]) AS e(id, event)
-       WHERE EXISTS (SELECT 1 FROM ${RUNS_TABLE} WHERE namespace = $1 AND run_id = $2)
-       ON CONFLICT DO NOTHING`,
-      [this.#ns, runId, events.map(({ id }) => id), events.map(({ event }) => JSON.stringify(event))],
-    );
+  async appendEvents(runId: string, events: readonly RunEventRecord[]): Promise<boolean> {
+    checkEventBatch(runId, events);
+    if (events.length === 0) return true;
+    return this.#transaction((client) => appendRunEvents(client, this.#ns, runId, events));
   }
 
   async readEvents(runId: string, after: number, limit: number): Promise<RunEventRecord[]> {

@@ -78,33 +78,34 @@ describe('RedisRunStore', () => {
     await close();
   });
 
-  test('events appended after the finishing update expire with the run', async () => {
+  test('the last event appended after the finishing update expires with the run', async () => {
     const { client, store, close } = await open();
     const r = run();
     await store.createRun(r, { maxInFlight: 10 });
-    await store.updateRun('acct', r.run_id, ['queued'], { status: 'failed', events_expire_at: Date.now() + 50_000 });
-    await store.appendEvents(r.run_id, [text(1, 'lost')]);
+    const end = { status: 'failed' as const, last_event_id: 1, events_expire_at: Date.now() + 50_000 };
+    await store.updateRun('acct', r.run_id, ['queued'], end);
+    expect(await store.appendEvents(r.run_id, [text(1, 'lost')])).toBe(true);
     expect(Math.round(Number(await client.sendCommand(['PTTL', `${namespace}:run-events:${r.run_id}`])) / 10_000)).toBe(
       5,
     );
     await close();
   });
 
-  test('a retried append keeps the events stored first; a run that is gone gets none', async () => {
-    const { store, close } = await open();
-    const r = run();
-    await store.createRun(r, { maxInFlight: 10 });
-    await store.appendEvents(r.run_id, [text(1, 'a'), text(2, 'b'), text(3, 'c')]);
-    await store.appendEvents(r.run_id, [text(2, 'B'), text(3, 'C'), text(4, 'd')]);
-    expect(await store.readEvents(r.run_id, 0, 10)).toStrictEqual([
-      text(1, 'a'),
-      text(2, 'b'),
-      text(3, 'c'),
-      text(4, 'd'),
-    ]);
-    await store.appendEvents('run-missing', [text(1, 'a')]);
-    expect(await store.readEvents('run-missing', 0, 10)).toStrictEqual([]);
-    await expect(store.appendEvents(r.run_id, [text(6, 'f'), text(5, 'e')])).rejects.toThrow(TypeError);
+  test("a run whose hash is gone (evicted, deleted) or finished stops holding its account's in-flight slot", async () => {
+    const { client, store, close } = await open();
+    const account = `acct-${Math.random().toString(36).slice(2)}`;
+    const [gone, stale, next] = [
+      run({ account_id: account }),
+      run({ account_id: account }),
+      run({ account_id: account }),
+    ];
+    expect(await store.createRun(gone, { maxInFlight: 1 })).toBe(true);
+    await client.del(`${namespace}:run:${gone.run_id}`);
+    expect(await store.createRun(stale, { maxInFlight: 1 })).toBe(true);
+    // Finished by hand, the in-flight set left as it was.
+    await client.hSet(`${namespace}:run:${stale.run_id}`, 'status', '"failed"');
+    expect(await store.createRun(next, { maxInFlight: 1 })).toBe(true);
+    expect(await store.createRun(run({ account_id: account }), { maxInFlight: 1 })).toBe(false);
     await close();
   });
 

@@ -2,8 +2,10 @@ import { createHash } from 'node:crypto';
 import {
   AgentHostError,
   ConflictError,
+  checkEventBatch,
   isFinishedRun,
   type RunChange,
+  type RunCondition,
   type RunEventRecord,
   type RunPage,
   type RunSignal,
@@ -16,7 +18,7 @@ import { withDeadline } from '../deadline.js';
 import { parseEvents, parseRun, parseScored, runFields } from './redis-run-codec.js';
 import { APPEND_EVENTS, CREATE_RUN, UPDATE_RUN } from './redis-run-scripts.js';
 import { RedisRunSignals, type RedisSubscriber } from './redis-run-signals.js';
-import { changeEntries, checkEvents, checkNewRun, isCursor, isLimit } from './run-fields.js';
+import { changeEntries, checkNewRun, isCursor, isLimit } from './run-fields.js';
 
 /** The command of a node-redis client that {@link RedisRunStore} uses. */
 export interface RedisRunClient {
@@ -82,7 +84,8 @@ export class RedisRunStore implements RunStore {
   async createRun(run: StoredRun, { maxInFlight }: { maxInFlight: number }): Promise<boolean> {
     const created = checkNewRun(run);
     const keys = [this.#run(run.run_id), this.#inflight(run.account_id), this.#leases(), this.#list(run)];
-    const args = [String(maxInFlight), run.run_id, String(run.lease_until), String(created), ...runFields(run)];
+    const args = [String(maxInFlight), run.run_id, String(run.lease_until), String(created), this.#run('')];
+    args.push(...runFields(run));
     const stored = Number(await this.#script(CREATE_RUN, keys, args));
     if (stored === -1) throw new ConflictError({ message: `A run ${run.run_id} exists already` });
     return stored === 1;
@@ -117,8 +120,11 @@ export class RedisRunStore implements RunStore {
     runId: string,
     from: readonly RunStatus[],
     change: RunChange,
+    condition: RunCondition = {},
   ): Promise<StoredRun | undefined> {
     const entries = changeEntries(change);
+    const { leaseBefore } = condition;
+    if (leaseBefore !== undefined && !Number.isFinite(leaseBefore)) return undefined;
     // A change that may finish the run also keeps its agent's list alive as long as the run.
     const mayFinish = entries.some(([field]) => field === 'status' || field === 'expires_at');
     const list = mayFinish ? await this.#listOf(accountId, runId) : undefined;
@@ -127,15 +133,17 @@ export class RedisRunStore implements RunStore {
     const keys = [run, this.#inflight(accountId), this.#leases(), this.#events(runId), list ?? run];
     const fields = entries.flatMap(([field, value]) => [field, JSON.stringify(value)]);
     const statuses = from.map((status) => JSON.stringify(status));
-    const args = [JSON.stringify(accountId), runId, String(from.length), ...statuses, list ? '1' : '0', ...fields];
+    const args = [JSON.stringify(accountId), runId, String(from.length), ...statuses, list ? '1' : '0'];
+    args.push(leaseBefore === undefined ? '' : String(leaseBefore), ...fields);
     return parseRun(await this.#script(UPDATE_RUN, keys, args));
   }
 
-  async appendEvents(runId: string, events: readonly RunEventRecord[]): Promise<void> {
-    if (events.length === 0) return;
-    checkEvents(runId, events);
+  async appendEvents(runId: string, events: readonly RunEventRecord[]): Promise<boolean> {
+    checkEventBatch(runId, events);
+    if (events.length === 0) return true;
+    // Events are compared as their JSON: a retried append sends the same text.
     const args = events.flatMap(({ id, event }) => [String(id), JSON.stringify(event)]);
-    await this.#script(APPEND_EVENTS, [this.#events(runId), this.#run(runId)], args);
+    return Number(await this.#script(APPEND_EVENTS, [this.#events(runId), this.#run(runId)], args)) === 1;
   }
 
   async readEvents(runId: string, after: number, limit: number): Promise<RunEventRecord[]> {

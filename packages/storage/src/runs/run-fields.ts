@@ -1,4 +1,4 @@
-import { isFinishedRun, type RunChange, type RunEventRecord, type StoredRun } from '@agenthost/core';
+import { isFinishedRun, type RunChange, type StoredRun } from '@agenthost/core';
 
 /** Every field of a stored run, in the order records are built. */
 export const RUN_FIELDS = [
@@ -52,19 +52,6 @@ export function checkNewRun(run: StoredRun): number {
   if (isFinishedRun(run.status)) throw new TypeError(`run ${run.run_id}: a new run is queued or running`);
   if (!Number.isSafeInteger(run.lease_until)) throw new TypeError(`run ${run.run_id}: lease_until is not a time`);
   return created;
-}
-
-/**
- * Checks a batch of events for `appendEvents`: positive safe integer ids, strictly increasing.
- * @throws TypeError otherwise.
- */
-export function checkEvents(runId: string, events: readonly RunEventRecord[]): void {
-  let last = 0;
-  for (const { id } of events) {
-    if (!Number.isSafeInteger(id) || id <= last)
-      throw new TypeError(`run ${runId}: event ids must be positive integers in increasing order`);
-    last = id;
-  }
 }
 
 /** Whether `value` is a usable `limit` (a positive safe integer). */

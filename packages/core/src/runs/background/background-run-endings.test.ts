@@ -1,3 +1,4 @@
+import { MemoryStore } from '@agenthost/storage';
 import { APICallError } from '@ai-sdk/provider';
 import { tool } from 'ai';
 import { convertArrayToReadableStream, MockLanguageModelV4 } from 'ai/test';
@@ -15,7 +16,7 @@ const AT = '2026-01-01T00:00:00.000Z';
 let f: BackgroundFixture;
 
 beforeEach(() => {
-  f = backgroundFixture();
+  f = backgroundFixture(new MemoryStore());
 });
 afterEach(() => f.close());
 
@@ -41,10 +42,10 @@ describe('how a background run ends', () => {
 
   test('a store failure as it starts fails it (internal) and frees its session', async () => {
     const runs = runStoreView(f.runs, {
-      updateRun: (accountId, runId, from, change) =>
+      updateRun: (accountId, runId, from, change, condition) =>
         change.status === 'running'
           ? Promise.reject(new Error('store down'))
-          : f.runs.updateRun(accountId, runId, from, change),
+          : f.runs.updateRun(accountId, runId, from, change, condition),
     });
     const svc = f.service({ runs, runWaitMs: 50 });
     const agentId = await agent(svc);
@@ -58,6 +59,56 @@ describe('how a background run ends', () => {
     const next = await svc.streamAgent(ACME, agentId, { input: 'again', session_id: 's' });
     await next[Symbol.asyncIterator]().return?.();
     expect(f.slow.calls).toBe(0);
+  });
+
+  test('a finishing update that fails once is tried again: the run completes with its result', async () => {
+    let failures = 0;
+    const runs = runStoreView(f.runs, {
+      updateRun: (accountId, runId, from, change, condition) =>
+        change.finished_at !== undefined && failures++ === 0
+          ? Promise.reject(new Error('connection reset'))
+          : f.runs.updateRun(accountId, runId, from, change, condition),
+    });
+    const svc = f.service({ runs });
+    const agentId = await agent(svc);
+    const { run_id, session_id } = await svc.startRun(ACME, agentId, { input: 'hi' });
+    await f.slow.started();
+    f.slow.send('answer');
+    f.slow.finish();
+    const run = await f.settled(svc, run_id);
+    expect([run.status, run.error, run.result?.output, failures]).toStrictEqual(['completed', null, 'answer', 2]);
+    const events = await collectEvents(await svc.runEvents(ACME, run_id));
+    expect(events.at(-1)).toStrictEqual({ id: run.last_event_id, event: { type: 'done', result: run.result } });
+    expect(await f.messages(agentId, session_id)).toHaveLength(2);
+  });
+
+  test('a run another server ended before it could start never counts as running', async () => {
+    const counted: unknown[] = [];
+    let svc: AgentService | undefined;
+    const runs = runStoreView(f.runs, {
+      // Another server ended it (as lost) meanwhile: marking it running finds it no longer queued.
+      updateRun: (accountId, runId, from, change, condition) =>
+        change.status === 'running'
+          ? Promise.resolve(undefined)
+          : f.runs.updateRun(accountId, runId, from, change, condition),
+      // What the metric says as the run stops (its cancel listener goes last).
+      subscribe: async (runId, listener) => {
+        const unsubscribe = await f.runs.subscribe(runId, listener);
+        return async () => {
+          counted.push(svc?.backgroundRunCounts());
+          await unsubscribe();
+        };
+      },
+    });
+    svc = f.service({ runs });
+    const agentId = await agent(svc);
+    const { session_id } = await svc.startRun(ACME, agentId, { input: 'hi' });
+    await vi.waitFor(() => expect(counted).toHaveLength(1));
+    expect([counted, svc.backgroundRunCounts()]).toStrictEqual([
+      [{ queued: 1, running: 0 }],
+      { queued: 0, running: 0 },
+    ]);
+    expect(await f.messages(agentId, session_id)).toStrictEqual([]);
   });
 
   test('tool calls that wait for approval end it requires_approval, its result listing them', async () => {
@@ -149,8 +200,11 @@ describe('how a background run ends', () => {
     await f.runs.appendEvents('run_lost', written);
     const other = f.service({ backgroundRuns: { leaseMs: 30 } });
     await new Promise((resolve) => setTimeout(resolve, 60));
+    // Its lease ran out, but by no more than a third of a lease (the other's, 10 ms): it may be a clock's skew.
+    f.clock.advance(1010);
+    await new Promise((resolve) => setTimeout(resolve, 60));
     expect((await other.getRun(ACME, 'run_lost')).status).toBe('running');
-    f.clock.advance(1001);
+    f.clock.advance(1);
     const events = await collectEvents(await other.runEvents(ACME, 'run_lost'));
     expect(events).toStrictEqual([...written, { id: 3, event: { type: 'error', ...SERVER_LOST } }]);
     expect(await f.settled(other, 'run_lost')).toStrictEqual({
@@ -160,7 +214,7 @@ describe('how a background run ends', () => {
       status: 'failed',
       created_at: AT,
       started_at: AT,
-      finished_at: new Date(Date.parse(AT) + 1001).toISOString(),
+      finished_at: new Date(Date.parse(AT) + 1011).toISOString(),
       result: null,
       error: SERVER_LOST,
       last_event_id: 3,
@@ -179,6 +233,37 @@ describe('closing a service', () => {
     f.slow.finish();
     await closing;
     expect(await svc.getRun(ACME, run_id)).toMatchObject({ status: 'completed', result: { output: 'done' } });
+  });
+
+  test('a start still storing its run as the service closes is refused, and its run ends failed server_lost', async () => {
+    let release = () => {};
+    const gate = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    const runs = runStoreView(f.runs, {
+      createRun: async (run, options) => {
+        const made = await f.runs.createRun(run, options);
+        await gate;
+        return made;
+      },
+    });
+    const svc = f.service({ runs });
+    const agentId = await agent(svc);
+    const stored = async () => (await f.runs.listRuns(ACME, agentId, { limit: 10 })).runs;
+    const starting = agentHostError(svc.startRun(ACME, agentId, { input: 'hi' }));
+    await vi.waitFor(async () => expect(await stored()).toHaveLength(1));
+    await svc.close();
+    release();
+    const refused = await starting;
+    expect([refused.code, refused.message]).toStrictEqual([
+      'overloaded',
+      'The server is shutting down; retry on another',
+    ]);
+    const error = { code: 'server_lost', message: 'The server running the run shut down' };
+    const [run] = await stored();
+    expect(run).toMatchObject({ status: 'failed', started_at: null, error, last_event_id: 1 });
+    expect(await f.runs.readEvents(run!.run_id, 0, 10)).toStrictEqual([{ id: 1, event: { type: 'error', ...error } }]);
+    expect([f.slow.calls, svc.backgroundRunCounts()]).toStrictEqual([0, { queued: 0, running: 0 }]);
   });
 
   test('without grace stops its runs: failed server_lost, nothing stored; then refuses new ones', async () => {

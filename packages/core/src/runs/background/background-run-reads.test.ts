@@ -1,3 +1,4 @@
+import { MemoryStore } from '@agenthost/storage';
 import { afterEach, beforeEach, describe, expect, test, vi } from 'vitest';
 import type { AgentService } from '../../agent-service.js';
 import { agentHostError } from '../../testing/rejection.js';
@@ -7,7 +8,7 @@ const ACME = 'acme';
 let f: BackgroundFixture;
 
 beforeEach(() => {
-  f = backgroundFixture();
+  f = backgroundFixture(new MemoryStore());
 });
 afterEach(() => f.close());
 
@@ -71,6 +72,123 @@ describe('reading background runs', () => {
         { after: { message: 'after must be a whole number from 0', path: ['after'] } },
       ]);
     }
+  });
+
+  test('a finished run whose stored events do not end with its last still ends with it, after them', async () => {
+    const svc = f.service();
+    const at = '2026-01-01T00:00:00.000Z';
+    const run = {
+      run_id: 'run_x',
+      account_id: ACME,
+      agent_id: 'agent_x',
+      session_id: 's',
+      status: 'running' as const,
+      created_at: at,
+      started_at: at,
+      finished_at: null,
+      result: null,
+      error: null,
+      last_event_id: 0,
+      cancel_requested: false,
+      owner: 'o',
+      lease_until: Date.parse(at) + 60_000,
+      events_expire_at: null,
+      expires_at: null,
+    };
+    await f.runs.createRun(run, { maxInFlight: 9 });
+    const deltas = [1, 2, 3].map((id) => ({ id, event: { type: 'text-delta' as const, delta: `${id}` } }));
+    await f.runs.appendEvents('run_x', deltas);
+    // Its record names a last event id the stored events went past (a write that failed but was stored).
+    const failure = {
+      code: 'storage_unavailable',
+      message: 'The run store failed during the run; the run was stopped',
+    };
+    await f.runs.updateRun(ACME, 'run_x', ['running'], { status: 'failed', error: failure, last_event_id: 2 });
+    const error = { id: 4, event: { type: 'error', ...failure } };
+    expect(await collectEvents(await svc.runEvents(ACME, 'run_x'))).toStrictEqual([...deltas, error]);
+    expect(await collectEvents(await svc.runEvents(ACME, 'run_x', { after: 1 }))).toStrictEqual([
+      ...deltas.slice(1),
+      error,
+    ]);
+    expect(await collectEvents(await svc.runEvents(ACME, 'run_x', { after: 3 }))).toStrictEqual([error]);
+    expect(await collectEvents(await svc.runEvents(ACME, 'run_x', { after: 4 }))).toStrictEqual([]);
+  });
+
+  test('an append that failed but was stored: the run ends with its error event just after the stored ones', async () => {
+    let failed = false;
+    const runs = runStoreView(f.runs, {
+      appendEvents: async (runId, events) => {
+        const stored = await f.runs.appendEvents(runId, events);
+        if (failed || events[0]?.event.type !== 'text-delta') return stored;
+        failed = true;
+        throw new Error('timed out');
+      },
+    });
+    const svc = f.service({ runs });
+    const agentId = await agent(svc, 'slow');
+    const { run_id, session_id } = await svc.startRun(ACME, agentId, { input: 'hi' });
+    await f.slow.started();
+    f.slow.send('one');
+    const run = await f.settled(svc, run_id);
+    const failure = {
+      code: 'storage_unavailable',
+      message: 'The run store failed during the run; the run was stopped',
+    };
+    expect([run.status, run.error, run.last_event_id]).toStrictEqual(['failed', failure, 2]);
+    expect(await collectEvents(await svc.runEvents(ACME, run_id))).toStrictEqual([
+      { id: 1, event: { type: 'text-delta', delta: 'one' } },
+      { id: 2, event: { type: 'error', ...failure } },
+    ]);
+    expect(await f.messages(agentId, session_id)).toStrictEqual([]);
+  });
+
+  test('an account may have maxEventReaders readings open on a server; one more is refused (429) until one ends', async () => {
+    const svc = f.service({ backgroundRuns: { maxEventReaders: 2 } });
+    const agentId = await agent(svc, 'slow');
+    const { run_id } = await svc.startRun(ACME, agentId, { input: 'hi' });
+    const first = (await svc.runEvents(ACME, run_id))[Symbol.asyncIterator]();
+    const second = await svc.runEvents(ACME, run_id);
+    const refused = await agentHostError(svc.runEvents(ACME, run_id));
+    expect([refused.code, refused.message, refused.retryAfterSeconds]).toStrictEqual([
+      'rate_limited',
+      'The account has 2 run event streams open on this server, the most it may have; close one or retry later',
+      1,
+    ]);
+    // Another server, and another account, have their own.
+    await f.service().runEvents(ACME, run_id);
+    const otherAgent = (await svc.createAgent('other', { name: 'A', instruction: 'I', model: 'echo' })).agent_id;
+    const other = await svc.startRun('other', otherAgent, { input: 'x' });
+    await svc.runEvents('other', other.run_id);
+    // A reading given up (returned) frees its place; so does one that ran to its end.
+    await first.return?.();
+    const third = await svc.runEvents(ACME, run_id);
+    expect((await agentHostError(svc.runEvents(ACME, run_id))).code).toBe('rate_limited');
+    await f.slow.started();
+    f.slow.send('one');
+    f.slow.finish();
+    expect((await collectEvents(second)).at(-1)?.event.type).toBe('done');
+    expect((await collectEvents(third)).at(-1)?.event.type).toBe('done');
+    expect(await collectEvents(await svc.runEvents(ACME, run_id, { after: 2 }))).toStrictEqual([]);
+    expect(await collectEvents(await svc.runEvents(ACME, run_id, { after: 2 }))).toStrictEqual([]);
+  });
+
+  test('closing a service ends the readings open on it, of a run that goes on elsewhere', async () => {
+    const owner = f.service();
+    const reader = f.service();
+    const agentId = await agent(owner, 'slow');
+    const { run_id } = await owner.startRun(ACME, agentId, { input: 'hi' });
+    await f.slow.started();
+    f.slow.send('one');
+    const reading = collectEvents(await reader.runEvents(ACME, run_id));
+    await vi.waitFor(async () => expect(await f.runs.readEvents(run_id, 0, 10)).toHaveLength(1));
+    await reader.close();
+    const timeout = new Promise((resolve) => setTimeout(() => resolve('still reading'), 2000));
+    expect(await Promise.race([reading, timeout])).toStrictEqual([
+      { id: 1, event: { type: 'text-delta', delta: 'one' } },
+    ]);
+    expect((await owner.getRun(ACME, run_id)).status).toBe('running');
+    f.slow.finish();
+    expect((await f.settled(owner, run_id)).status).toBe('completed');
   });
 
   test('every event is stored, and told of, before the change that finishes the run, then its end', async () => {

@@ -1,3 +1,4 @@
+import { MemoryStore } from '@agenthost/storage';
 import { afterEach, beforeEach, describe, expect, test, vi } from 'vitest';
 import type { AgentService } from '../../agent-service.js';
 import type { BackgroundRun, RunEventRecord } from '../../records.js';
@@ -9,7 +10,7 @@ const AT = '2026-01-01T00:00:00.000Z';
 let f: BackgroundFixture;
 
 beforeEach(() => {
-  f = backgroundFixture();
+  f = backgroundFixture(new MemoryStore());
 });
 afterEach(() => f.close());
 

@@ -6,12 +6,15 @@ import type { BackgroundRun, RunEventRecord, RunList } from '../../records.js';
 import type { RunAgentInput } from '../../schemas.js';
 import type { ServiceSettings } from '../../service-options.js';
 import { cancelRun } from './cancel-run.js';
+import { EventReaders } from './event-readers.js';
 import { type ActiveRun, launchRun } from './execute-run.js';
 import { findRun } from './find-run.js';
 import { type ReadOptions, readRunEvents } from './read-events.js';
 import { RunSweeper } from './run-sweeper.js';
 import { publicRun } from './run-views.js';
-import { createRun } from './start-run.js';
+import { abandonRun, createRun } from './start-run.js';
+
+const shuttingDown = () => new OverloadedError({ message: 'The server is shutting down; retry on another' });
 
 /**
  * The background runs of one service: those it runs (under its own owner id), the sweeper that ends
@@ -23,10 +26,12 @@ export class BackgroundRuns {
   readonly #settings: ServiceSettings;
   readonly #active = new Map<string, ActiveRun>();
   readonly #sweeper: RunSweeper;
+  readonly #readers: EventReaders;
   #closed = false;
 
   constructor(settings: ServiceSettings) {
     this.#settings = settings;
+    this.#readers = new EventReaders(settings.backgroundRuns.maxEventReaders);
     this.#sweeper = new RunSweeper({ ...settings.backgroundRuns, runs: settings.runs, now: settings.now });
     if (settings.runsGiven) this.#sweeper.start();
   }
@@ -34,8 +39,13 @@ export class BackgroundRuns {
   /** See `AgentService.startRun`. */
   async start(accountId: string, agentId: string, input: RunAgentInput, history: unknown): Promise<BackgroundRun> {
     requireAccount(accountId);
-    if (this.#closed) throw new OverloadedError({ message: 'The server is shutting down; retry on another' });
+    if (this.#closed) throw shuttingDown();
     const run = await createRun(this.#settings, { accountId, agentId, input, history }, this.owner);
+    // Closed while the run was being stored: close() did not see it, so nothing else would run or end it.
+    if (this.#closed) {
+      await abandonRun(this.#settings, run);
+      throw shuttingDown();
+    }
     this.#sweeper.start();
     // Copies: the run goes on after the caller returns, and must not see its later changes.
     launchRun(this.#settings, this.#active, run, { input: structuredClone(input), history: structuredClone(history) });
@@ -63,7 +73,9 @@ export class BackgroundRuns {
   /** See `AgentService.runEvents`. */
   async events(accountId: string, runId: string, options: ReadOptions): Promise<AsyncIterable<RunEventRecord>> {
     requireAccount(accountId);
-    return readRunEvents(this.#settings.runs, accountId, runId, options);
+    return this.#readers.open(accountId, options.signal, (signal) =>
+      readRunEvents(this.#settings.runs, accountId, runId, { ...options, signal }),
+    );
   }
 
   /** See `AgentService.cancelRun`. */
@@ -80,11 +92,13 @@ export class BackgroundRuns {
   }
 
   /**
-   * Stops the sweeper, waits up to `graceMs` for this service's runs, stops the rest (they end
-   * `failed`, `server_lost`) and waits for them to end; closes the run store when it made it.
+   * Ends the event readings open on this service, stops the sweeper, waits up to `graceMs` for this
+   * service's runs, stops the rest (they end `failed`, `server_lost`) and waits for them to end;
+   * closes the run store when it made it.
    */
   async close(graceMs: number): Promise<void> {
     this.#closed = true;
+    this.#readers.close();
     await this.#sweeper.stop();
     const ended = () => Promise.all([...this.#active.values()].map((run) => run.done));
     let timer: NodeJS.Timeout | undefined;

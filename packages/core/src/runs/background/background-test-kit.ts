@@ -1,10 +1,10 @@
-import { MemoryStore } from '@agenthost/storage';
 import type { LanguageModelV4StreamPart } from '@ai-sdk/provider';
 import { MockLanguageModelV4 } from 'ai/test';
 import { vi } from 'vitest';
 import { AgentService, type AgentServiceOptions } from '../../agent-service.js';
 import { EchoLanguageModel } from '../../models/echo-model.js';
 import { staticModels } from '../../models/static-models.js';
+import type { AgentStore } from '../../ports/agent-store.js';
 import type { RunStore } from '../../ports/run-store.js';
 import type { BackgroundRun, RunEventRecord, SessionMessage } from '../../records.js';
 import { sequentialIds, type TestClock, testClock } from '../../testing/test-clock.js';
@@ -66,8 +66,12 @@ export function controlledModel(): ControlledModel {
     get aborted() {
       return aborted;
     },
-    send: (delta) => stream?.enqueue({ type: 'text-delta', id: 't', delta }),
+    // A stream its caller aborted is errored already: what comes after goes nowhere.
+    send: (delta) => {
+      if (!aborted) stream?.enqueue({ type: 'text-delta', id: 't', delta });
+    },
     finish: () => {
+      if (aborted) return;
       stream?.enqueue({ type: 'text-end', id: 't' });
       stream?.enqueue({ type: 'finish', finishReason: { unified: 'stop', raw: 'stop' }, usage: USAGE });
       stream?.close();
@@ -87,7 +91,7 @@ export async function collectEvents(events: AsyncIterable<RunEventRecord>): Prom
 
 /** Two or more services of a test (servers) on one store, one run store, one clock and one id generator. */
 export interface BackgroundFixture {
-  store: MemoryStore;
+  store: AgentStore;
   runs: InProcessRunStore;
   clock: TestClock;
   /** The `slow` model, which the test drives. */
@@ -102,9 +106,11 @@ export interface BackgroundFixture {
   close(): Promise<void>;
 }
 
-/** A fresh {@link BackgroundFixture}. */
-export function backgroundFixture(): BackgroundFixture {
-  const store = new MemoryStore();
+/**
+ * A fresh {@link BackgroundFixture} on `store`, an empty agent store the test makes (this kit imports
+ * no storage package: core's published build must not depend on one).
+ */
+export function backgroundFixture(store: AgentStore): BackgroundFixture {
   const runs = new InProcessRunStore();
   const clock = testClock();
   const ids = sequentialIds();
@@ -143,7 +149,7 @@ export function runStoreView(runs: RunStore, overrides: Partial<RunStore>): RunS
     createRun: (run, options) => runs.createRun(run, options),
     getRun: (accountId, runId) => runs.getRun(accountId, runId),
     listRuns: (accountId, agentId, options) => runs.listRuns(accountId, agentId, options),
-    updateRun: (accountId, runId, from, change) => runs.updateRun(accountId, runId, from, change),
+    updateRun: (accountId, runId, from, change, condition) => runs.updateRun(accountId, runId, from, change, condition),
     appendEvents: (runId, events) => runs.appendEvents(runId, events),
     readEvents: (runId, after, limit) => runs.readEvents(runId, after, limit),
     publish: (runId, signal) => runs.publish(runId, signal),

@@ -81,28 +81,32 @@ describe('RunEventWriter', () => {
     expect([writer.lastId, writer.stopped]).toStrictEqual([4, false]);
   });
 
-  test('stops at a failed write, or when it may no longer write, and says why once', async () => {
+  test('stops at a failed write (store_failed), a refused one or when it may no longer write (lost), and says why once', async () => {
     const runs = new InProcessRunStore();
     const stops: string[] = [];
-    const failing = new RunEventWriter(runs, 'unknown', { canWrite: () => true, onStop: (r) => stops.push(r) });
+    const failingRuns = Object.assign(new InProcessRunStore(), {
+      appendEvents: () => Promise.reject(new Error('store down')),
+    });
+    const failing = new RunEventWriter(failingRuns, 'r', { canWrite: () => true, onStop: (r) => stops.push(r) });
     failing.push(delta('a'));
     failing.push(delta('b'));
     await failing.flush();
     failing.push(delta('c'));
     await failing.flush();
-    let may = false;
-    const refused = new RunEventWriter(runs, 'unknown', { canWrite: () => may, onStop: (r) => stops.push(r) });
+    // The store refuses: there is no such run (as for a run another server ended, or ids it holds).
+    const refused = new RunEventWriter(runs, 'unknown', { canWrite: () => true, onStop: (r) => stops.push(r) });
     refused.push(delta('a'));
     await refused.flush();
+    let may = false;
+    const barred = new RunEventWriter(runs, 'unknown', { canWrite: () => may, onStop: (r) => stops.push(r) });
+    barred.push(delta('a'));
+    await barred.flush();
     may = true;
-    refused.push(delta('b'));
-    await refused.flush();
-    expect([stops, failing.stopped, failing.lastId, refused.stopped]).toStrictEqual([
-      ['store_failed', 'lost'],
-      true,
-      0,
-      true,
-    ]);
+    barred.push(delta('b'));
+    await barred.flush();
+    expect([stops, [failing.stopped, failing.lastId], [refused.stopped, refused.lastId], barred.stopped]).toStrictEqual(
+      [['store_failed', 'lost', 'lost'], [true, 0], [true, 0], true],
+    );
   });
 
   test('mergeTextDeltas joins only consecutive text deltas', () => {

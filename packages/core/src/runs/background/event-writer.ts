@@ -17,8 +17,9 @@ export function mergeTextDeltas(events: readonly BackgroundRunEvent[]): Backgrou
  * Writes one run's events to the run store in order, ids 1, 2, 3...: an event goes at once when no
  * write is in flight; those that come during a write wait and go together as the next batch (their
  * consecutive text deltas merged). After each batch, every server is told (`events` signal).
- * Writes only while `canWrite()` says so (the run's lease holds); a failed or refused write stops
- * the writer, and `onStop` is told once.
+ * Writes only while `canWrite()` says so (the run's lease holds). A write that fails stops the writer
+ * (`store_failed`); one the store refuses (the run finished, or its ids are taken) stops it as `lost`:
+ * `onStop` is told once.
  */
 export class RunEventWriter {
   readonly #runs: RunStore;
@@ -80,11 +81,14 @@ export class RunEventWriter {
   async #write(batch: BackgroundRunEvent[]): Promise<void> {
     if (!this.#canWrite()) return this.#halt('lost');
     const records: RunEventRecord[] = batch.map((event, i) => ({ id: this.#written + 1 + i, event }));
+    let stored: boolean;
     try {
-      await this.#runs.appendEvents(this.#runId, records);
+      stored = await this.#runs.appendEvents(this.#runId, records);
     } catch {
       return this.#halt('store_failed');
     }
+    // Refused: the run is no longer this server's to write (another ended it, or wrote these ids).
+    if (!stored) return this.#halt('lost');
     this.#written += records.length;
     // A signal is a hint (readers poll too): a failed one fails nothing.
     await this.#runs.publish(this.#runId, { type: 'events', id: this.#written }).catch(() => undefined);

@@ -1,12 +1,14 @@
-import type { StoredRun } from '../../ports/run-store.js';
+import type { RunChange, RunStore, StoredRun } from '../../ports/run-store.js';
 import type { RunAgentInput } from '../../schemas.js';
 import type { ServiceSettings } from '../../service-options.js';
 import { streamAgent } from '../stream-agent.js';
 import { RunEventWriter } from './event-writer.js';
+import { SERVER_LOST } from './lost-runs.js';
 import { type RunEnding, runEnding, type StopReason, type TurnOutcome } from './run-ending.js';
 import { RunLease } from './run-lease.js';
 import { UNFINISHED_RUN_STATUSES } from './run-states.js';
 import { errorEvent, expiryAt } from './run-views.js';
+import { isLastEvent, lastStoredEvent } from './stored-events.js';
 
 /** A background run this server runs: where it is, and how to stop it. */
 export interface ActiveRun {
@@ -140,9 +142,9 @@ async function markRunning(settings: ServiceSettings, run: StoredRun, state: Run
     status: 'running',
     started_at: settings.now().toISOString(),
   });
-  if (!started) state.entry.stop('lost');
-  else if (started.cancel_requested) state.entry.stop('cancelled');
+  if (!started) return state.entry.stop('lost');
   state.entry.status = 'running';
+  if (started.cancel_requested) state.entry.stop('cancelled');
 }
 
 /**
@@ -158,14 +160,58 @@ async function finishRun(
 ): Promise<void> {
   if (ending.error) writer.push(errorEvent(ending.error));
   await writer.flush();
-  if (state.lost || !lease.valid()) return;
+  const mayWrite = () => !state.lost && lease.valid();
+  if (!mayWrite()) return;
+  const lastId = writer.stopped ? await closeStoppedEvents(settings.runs, run, ending, writer.lastId) : writer.lastId;
   const now = settings.now();
-  const ended = await settings.runs.updateRun(run.account_id, run.run_id, UNFINISHED_RUN_STATUSES, {
+  const change: RunChange = {
     ...ending,
     finished_at: now.toISOString(),
-    // A last event that could not be stored is rebuilt from the record by its readers.
-    last_event_id: writer.stopped ? writer.lastId + 1 : writer.lastId,
+    last_event_id: lastId,
     ...expiryAt(now.getTime(), settings.backgroundRuns),
-  });
+  };
+  const ended = await finishRecord(settings.runs, run, change, mayWrite);
   if (ended) await settings.runs.publish(run.run_id, { type: 'end' }).catch(() => undefined);
+}
+
+/**
+ * The last event of a run whose writer stopped (a write failed): a write that failed may have been
+ * stored all the same, so it looks at what is stored past the writer's last, and writes the run's
+ * last event after that, unless one is there already.
+ * @returns the id of the run's last event. One that could not be stored is rebuilt from the record
+ *   by its readers.
+ */
+async function closeStoppedEvents(runs: RunStore, run: StoredRun, ending: RunEnding, written: number): Promise<number> {
+  const stored = await lastStoredEvent(runs, run.run_id, written).catch(() => undefined);
+  if (stored && isLastEvent(stored)) return stored.id;
+  const id = (stored?.id ?? written) + 1;
+  const event = ending.result
+    ? { type: 'done' as const, result: ending.result }
+    : errorEvent(ending.error ?? SERVER_LOST);
+  await runs.appendEvents(run.run_id, [{ id, event }]).catch(() => false);
+  return id;
+}
+
+/** The first wait before a failed finishing update is tried again, and the longest. */
+const RETRY_MS = { first: 50, most: 1000 };
+
+/**
+ * The change that finishes a run, tried again with backoff after each failure as long as `mayWrite`
+ * says (the lease holds): a run whose `done` is stored must not end as lost for want of a retry.
+ * @returns the finished run, or `undefined` when it was no longer unfinished or this server may no longer write.
+ */
+async function finishRecord(
+  runs: RunStore,
+  run: StoredRun,
+  change: RunChange,
+  mayWrite: () => boolean,
+): Promise<StoredRun | undefined> {
+  for (let wait = RETRY_MS.first; mayWrite(); wait = Math.min(wait * 2, RETRY_MS.most)) {
+    try {
+      return await runs.updateRun(run.account_id, run.run_id, UNFINISHED_RUN_STATUSES, change);
+    } catch {
+      await new Promise((resolve) => setTimeout(resolve, wait));
+    }
+  }
+  return undefined;
 }

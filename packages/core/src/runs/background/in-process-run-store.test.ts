@@ -74,7 +74,7 @@ describe('InProcessRunStore', () => {
     expect(await store.getRun('acme', 'r1')).toStrictEqual(started);
   });
 
-  test('keeps events in order, reads those after an id, and refuses an id that does not follow', async () => {
+  test('keeps events in order, reads those after an id, and refuses an id that does not follow exactly', async () => {
     const store = new InProcessRunStore();
     await store.createRun(run('r1'), { maxInFlight: 1 });
     await store.appendEvents('r1', [text(1, 'a'), text(2, 'b')]);
@@ -82,9 +82,13 @@ describe('InProcessRunStore', () => {
     expect(await store.readEvents('r1', 0, 2)).toStrictEqual([text(1, 'a'), text(2, 'b')]);
     expect(await store.readEvents('r1', 2, 100)).toStrictEqual([text(3, 'c')]);
     expect(await store.readEvents('r1', 3, 100)).toStrictEqual([]);
-    await expect(store.appendEvents('r1', [text(3, 'again')])).rejects.toThrow('Event id 3 does not follow 3');
-    await expect(store.appendEvents('nope', [text(1, 'a')])).rejects.toThrow('No run nope');
-    expect(await store.readEvents('r1', 0, 100)).toHaveLength(3);
+    expect(await store.appendEvents('r1', [text(3, 'again')])).toBe(false);
+    expect(await store.appendEvents('r1', [text(5, 'e')])).toBe(false);
+    expect(await store.appendEvents('nope', [text(1, 'a')])).toBe(false);
+    await expect(store.appendEvents('r1', [text(4, 'd'), text(6, 'f')])).rejects.toThrow(
+      new TypeError('run r1: event ids must be consecutive whole numbers from 1'),
+    );
+    expect(await store.readEvents('r1', 0, 100)).toStrictEqual([text(1, 'a'), text(2, 'b'), text(3, 'c')]);
   });
 
   test("signals reach the run's subscribers until they unsubscribe; a throwing listener harms no one", async () => {
@@ -159,5 +163,31 @@ describe('InProcessRunStore', () => {
     await store.purge(200);
     expect(await store.getRun('acme', 'r1')).toBeUndefined();
     expect(await store.listRuns('acme', 'agent_1', { limit: 10 })).toStrictEqual({ runs: [] });
+  });
+
+  test('keeps at most maxFinishedRuns finished runs, dropping the one that finished first; unfinished ones stay', async () => {
+    const store = new InProcessRunStore({ maxFinishedRuns: 2 });
+    for (const id of ['r1', 'r2', 'r3', 'r4']) await store.createRun(run(id), { maxInFlight: 9 });
+    await store.appendEvents('r1', [text(1, 'a')]);
+    for (const id of ['r2', 'r1', 'r3'])
+      await store.updateRun('acme', id, ['queued'], { status: 'failed', events_expire_at: 9e15, expires_at: 9e15 });
+    const ids = async () => (await store.listRuns('acme', 'agent_1', { limit: 10 })).runs.map((r) => r.run_id).sort();
+    expect(await ids()).toStrictEqual(['r1', 'r3', 'r4']);
+    expect(await store.getRun('acme', 'r2')).toBeUndefined();
+    expect(await store.readEvents('r1', 0, 10)).toStrictEqual([text(1, 'a')]);
+    // A run stored finished counts as finishing then.
+    await store.createRun(run('r5', { status: 'completed' }), { maxInFlight: 9 });
+    expect(await ids()).toStrictEqual(['r3', 'r4', 'r5']);
+    expect([await store.getRun('acme', 'r1'), await store.readEvents('r1', 0, 10)]).toStrictEqual([undefined, []]);
+    expect((await store.expiredRuns(Number.MAX_SAFE_INTEGER, 10)).map((r) => r.run_id)).toStrictEqual(['r4']);
+    // r4 still counts against the limit; the finished ones do not.
+    expect(await store.createRun(run('r6'), { maxInFlight: 1 })).toBe(false);
+    expect(await store.createRun(run('r6'), { maxInFlight: 2 })).toBe(true);
+  });
+
+  test.each([0, -1, 1.5, Number.NaN])('refuses maxFinishedRuns %s', (maxFinishedRuns) => {
+    expect(() => new InProcessRunStore({ maxFinishedRuns })).toThrow(
+      new TypeError(`InProcessRunStore: maxFinishedRuns must be a whole number from 1, got ${maxFinishedRuns}`),
+    );
   });
 });

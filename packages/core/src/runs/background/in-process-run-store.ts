@@ -1,6 +1,7 @@
 import { EventEmitter } from 'node:events';
-import type { RunChange, RunPage, RunSignal, RunStore, StoredRun } from '../../ports/run-store.js';
+import type { RunChange, RunCondition, RunPage, RunSignal, RunStore, StoredRun } from '../../ports/run-store.js';
 import type { RunEventRecord, RunStatus } from '../../records.js';
+import { checkEventBatch, eventsToStore } from './event-batch.js';
 import { isFinishedRun } from './run-states.js';
 
 /** Newest first: by creation time, then by id. */
@@ -9,24 +10,62 @@ function newestFirst(a: StoredRun, b: StoredRun): number {
   return byTime !== 0 ? byTime : b.run_id < a.run_id ? -1 : b.run_id > a.run_id ? 1 : 0;
 }
 
+/** Options of {@link InProcessRunStore}. */
+export interface InProcessRunStoreOptions {
+  /**
+   * Finished runs kept at most (default 10 000): past that, the run that finished first is dropped
+   * with its events, whatever its retention, so that memory stays bounded. Unfinished runs are never
+   * dropped (the in-flight limit bounds them).
+   */
+  maxFinishedRuns?: number;
+}
+
+/** A set in a map of sets, made on first use and dropped once empty. */
+function addTo(map: Map<string, Set<string>>, key: string, id: string): void {
+  const set = map.get(key) ?? new Set<string>();
+  map.set(key, set.add(id));
+}
+function removeFrom(map: Map<string, Set<string>>, key: string, id: string): void {
+  const set = map.get(key);
+  if (set?.delete(id) && set.size === 0) map.delete(key);
+}
+
 /**
  * A {@link RunStore} in this process's memory: the default of `AgentService`, and the run store of
  * every store kept in one process. Records go in and out as copies, so no caller can change what is
- * stored; signals go through an `EventEmitter`; `purge` drops what is past its retention.
+ * stored; signals go through an `EventEmitter`; `purge` drops what is past its retention. Runs are
+ * indexed by agent (listing) and, while unfinished, by account (the in-flight limit, lost runs), so
+ * no call scans every run; at most `maxFinishedRuns` finished runs are kept.
  */
 export class InProcessRunStore implements RunStore {
   readonly #runs = new Map<string, StoredRun>();
   readonly #events = new Map<string, RunEventRecord[]>();
   readonly #signals = new EventEmitter().setMaxListeners(0);
+  /** Run ids by account and agent. */
+  readonly #byAgent = new Map<string, Set<string>>();
+  /** Unfinished run ids by account. */
+  readonly #unfinished = new Map<string, Set<string>>();
+  /** Finished run ids, in the order they finished. */
+  readonly #finished = new Set<string>();
+  readonly #maxFinished: number;
+
+  /** @throws TypeError for a `maxFinishedRuns` that is not a whole number from 1. */
+  constructor(options: InProcessRunStoreOptions = {}) {
+    const max = options.maxFinishedRuns ?? 10_000;
+    if (!Number.isSafeInteger(max) || max < 1)
+      throw new TypeError(`InProcessRunStore: maxFinishedRuns must be a whole number from 1, got ${max}`);
+    this.#maxFinished = max;
+  }
 
   /** @throws Error when a run with the same id exists. */
   async createRun(run: StoredRun, { maxInFlight }: { maxInFlight: number }): Promise<boolean> {
     if (this.#runs.has(run.run_id)) throw new Error(`A run with the id ${run.run_id} exists`);
-    let inFlight = 0;
-    for (const r of this.#runs.values()) if (r.account_id === run.account_id && !isFinishedRun(r.status)) inFlight++;
-    if (inFlight >= maxInFlight) return false;
-    this.#runs.set(run.run_id, structuredClone(run));
+    if ((this.#unfinished.get(run.account_id)?.size ?? 0) >= maxInFlight) return false;
+    const stored = structuredClone(run);
+    this.#runs.set(run.run_id, stored);
     this.#events.set(run.run_id, []);
+    addTo(this.#byAgent, agentKey(run), run.run_id);
+    this.#track(stored);
     return true;
   }
 
@@ -45,8 +84,9 @@ export class InProcessRunStore implements RunStore {
     agentId: string,
     { limit, before }: { limit: number; before?: number },
   ): Promise<RunPage> {
-    const older = [...this.#runs.values()]
-      .filter((r) => r.account_id === accountId && r.agent_id === agentId)
+    const ids = this.#byAgent.get(agentKey({ account_id: accountId, agent_id: agentId })) ?? [];
+    const older = [...ids]
+      .map((id) => this.#runs.get(id)!)
       .filter((r) => before === undefined || Date.parse(r.created_at) < before)
       .sort(newestFirst);
     let end = Math.min(limit, older.length);
@@ -61,23 +101,30 @@ export class InProcessRunStore implements RunStore {
     runId: string,
     from: readonly RunStatus[],
     change: RunChange,
+    condition: RunCondition = {},
   ): Promise<StoredRun | undefined> {
     const run = this.#runs.get(runId);
     if (run?.account_id !== accountId || !from.includes(run.status)) return undefined;
+    if (condition.leaseBefore !== undefined && !(run.lease_until < condition.leaseBefore)) return undefined;
     Object.assign(run, structuredClone(change));
-    return structuredClone(run);
+    const copy = structuredClone(run);
+    this.#track(run);
+    return copy;
   }
 
-  /** @throws Error for an unknown run, or an event whose id is not above the run's last. */
-  async appendEvents(runId: string, events: readonly RunEventRecord[]): Promise<void> {
+  async appendEvents(runId: string, events: readonly RunEventRecord[]): Promise<boolean> {
+    checkEventBatch(runId, events);
+    const run = this.#runs.get(runId);
+    // A run whose events expired has none to go on from.
     const stored = this.#events.get(runId);
-    if (!stored) throw new Error(`No run ${runId} to append events to`);
-    let last = stored.at(-1)?.id ?? 0;
-    for (const e of events) {
-      if (!Number.isSafeInteger(e.id) || e.id <= last) throw new Error(`Event id ${e.id} does not follow ${last}`);
-      last = e.id;
-    }
-    stored.push(...structuredClone(events));
+    if (!run || !stored) return false;
+    // Ids run 1, 2, 3...: the event of id n is at n - 1.
+    const held = stored.slice((events[0]?.id ?? 1) - 1).map((e) => JSON.stringify(e.event));
+    const target = { last: stored.length, held, finished: isFinishedRun(run.status), lastEventId: run.last_event_id };
+    const fresh = eventsToStore(events, target);
+    if (!fresh) return false;
+    stored.push(...structuredClone(fresh));
+    return true;
   }
 
   async readEvents(runId: string, after: number, limit: number): Promise<RunEventRecord[]> {
@@ -106,21 +153,19 @@ export class InProcessRunStore implements RunStore {
   }
 
   async expiredRuns(now: number, limit: number): Promise<StoredRun[]> {
-    return [...this.#runs.values()]
-      .filter((r) => !isFinishedRun(r.status) && r.lease_until < now)
+    return [...this.#unfinished.values()]
+      .flatMap((ids) => [...ids].map((id) => this.#runs.get(id)!))
+      .filter((r) => r.lease_until < now)
       .sort((a, b) => a.lease_until - b.lease_until)
       .slice(0, limit)
       .map((r) => structuredClone(r));
   }
 
   async purge(now: number): Promise<void> {
-    for (const [runId, run] of this.#runs) {
-      if (run.expires_at !== null && run.expires_at <= now) {
-        this.#runs.delete(runId);
-        this.#events.delete(runId);
-      } else if (run.events_expire_at !== null && run.events_expire_at <= now) {
-        this.#events.set(runId, []);
-      }
+    for (const runId of this.#finished) {
+      const run = this.#runs.get(runId)!;
+      if (run.expires_at !== null && run.expires_at <= now) this.#drop(run);
+      else if (run.events_expire_at !== null && run.events_expire_at <= now) this.#events.delete(runId);
     }
   }
 
@@ -128,4 +173,32 @@ export class InProcessRunStore implements RunStore {
   async close(): Promise<void> {
     this.#signals.removeAllListeners();
   }
+
+  /** Keeps the indexes in step with the run's status; drops the oldest finished runs past the cap. */
+  #track(run: StoredRun): void {
+    if (!isFinishedRun(run.status)) {
+      this.#finished.delete(run.run_id);
+      addTo(this.#unfinished, run.account_id, run.run_id);
+      return;
+    }
+    removeFrom(this.#unfinished, run.account_id, run.run_id);
+    this.#finished.add(run.run_id);
+    for (const oldest of this.#finished) {
+      if (this.#finished.size <= this.#maxFinished) break;
+      this.#drop(this.#runs.get(oldest)!);
+    }
+  }
+
+  /** Forgets a finished run and its events. */
+  #drop(run: StoredRun): void {
+    this.#runs.delete(run.run_id);
+    this.#events.delete(run.run_id);
+    this.#finished.delete(run.run_id);
+    removeFrom(this.#byAgent, agentKey(run), run.run_id);
+  }
+}
+
+/** The key of an account's agent in the listing index. */
+function agentKey(run: Pick<StoredRun, 'account_id' | 'agent_id'>): string {
+  return JSON.stringify([run.account_id, run.agent_id]);
 }

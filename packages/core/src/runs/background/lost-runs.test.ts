@@ -49,6 +49,61 @@ describe('markLost', () => {
     expect(signals).toStrictEqual([{ type: 'events', id: 4 }, { type: 'end' }]);
   });
 
+  test('leaves a run whose owner renewed its lease since it was found lost as it is', async () => {
+    const runs = new InProcessRunStore();
+    await runs.createRun(run, { maxInFlight: 1 });
+    const [found] = await runs.expiredRuns(limits.now, 10);
+    await runs.updateRun('a', 'r', ['queued', 'running'], { lease_until: limits.now + 5 });
+    expect(await markLost(runs, found!, limits)).toBe(false);
+    expect(await runs.getRun('a', 'r')).toStrictEqual({ ...run, lease_until: limits.now + 5 });
+    expect(await runs.readEvents('r', 0, 10)).toStrictEqual([]);
+  });
+
+  test('ends a run whose last stored event is done with that result: its turn was stored', async () => {
+    const runs = new InProcessRunStore();
+    await runs.createRun(run, { maxInFlight: 1 });
+    const result = {
+      output: 'answer',
+      session_id: 's',
+      status: 'completed' as const,
+      pending_approvals: [],
+      metadata: {
+        model: 'm',
+        agent_version: 1,
+        tool_used: null,
+        tools_used: [],
+        tokens: { prompt: 1, completion: 1, total: 2 },
+        omitted_messages: 0,
+      },
+    };
+    const events = [
+      { id: 1, event: { type: 'text-delta' as const, delta: 'answer' } },
+      { id: 2, event: { type: 'done' as const, result } },
+    ];
+    await runs.appendEvents('r', events);
+    expect(await markLost(runs, run, limits)).toBe(true);
+    expect(await runs.getRun('a', 'r')).toStrictEqual({
+      ...run,
+      status: 'completed',
+      result,
+      finished_at: '1970-01-01T00:00:01.000Z',
+      last_event_id: 2,
+      events_expire_at: 1010,
+      expires_at: 1020,
+    });
+    expect(await runs.readEvents('r', 0, 10)).toStrictEqual(events);
+  });
+
+  test('ends a run whose last stored event is an error with that error, adding none', async () => {
+    const runs = new InProcessRunStore();
+    await runs.createRun(run, { maxInFlight: 1 });
+    const cancelled = { code: 'cancelled', message: 'The run was cancelled' };
+    await runs.appendEvents('r', [{ id: 1, event: { type: 'error', ...cancelled } }]);
+    expect(await markLost(runs, run, limits)).toBe(true);
+    expect(await runs.getRun('a', 'r')).toMatchObject({ status: 'cancelled', error: cancelled, last_event_id: 1 });
+    expect(await runs.readEvents('r', 0, 10)).toHaveLength(1);
+  });
+
   test('leaves a run that finished meanwhile as it is', async () => {
     const runs = new InProcessRunStore();
     await runs.createRun(run, { maxInFlight: 1 });

@@ -1,10 +1,11 @@
-import type { RunStore } from '../../ports/run-store.js';
+import type { RunStore, StoredRun } from '../../ports/run-store.js';
 import type { RunEventRecord } from '../../records.js';
 import { invalidField } from '../../validation.js';
 import { findRun } from './find-run.js';
 import { listenForHints } from './run-hints.js';
 import { isFinishedRun } from './run-states.js';
 import { lastEventOf } from './run-views.js';
+import { isLastEvent } from './stored-events.js';
 
 /** Events read at once. */
 const PAGE = 100;
@@ -21,8 +22,9 @@ export interface ReadOptions {
 
 /**
  * A background run's events with an id above `after`, as they are written, ending after the run's
- * last (`done` or `error`). A finished run whose events expired yields its last event only, rebuilt
- * from its record.
+ * last (`done` or `error`). A finished run whose last event is not among its stored events (they
+ * expired, or its last could not be stored) yields it rebuilt from its record, with the id
+ * `last_event_id` or, past the stored events the reader saw, the next.
  * @throws NotFoundError (before any event); InvalidInputError for an `after` that is not a whole number from 0.
  */
 export async function readRunEvents(
@@ -36,10 +38,6 @@ export async function readRunEvents(
   return followEvents(runs, accountId, runId, after, signal);
 }
 
-function isLast(record: RunEventRecord): boolean {
-  return record.event.type === 'done' || record.event.type === 'error';
-}
-
 async function* followEvents(
   runs: RunStore,
   accountId: string,
@@ -49,6 +47,7 @@ async function* followEvents(
 ): AsyncGenerator<RunEventRecord> {
   const waiter = new SignalWaiter();
   const unsubscribe = await listenForHints(runs, runId, () => waiter.wake());
+  let yielded = false;
   try {
     while (!signal?.aborted) {
       waiter.reset();
@@ -58,12 +57,13 @@ async function* followEvents(
       const batch = await runs.readEvents(runId, after, PAGE);
       for (const record of batch) {
         yield record;
-        after = record.id;
-        if (isLast(record)) return;
+        [after, yielded] = [record.id, true];
+        if (isLastEvent(record)) return;
       }
       if (batch.length === PAGE) continue;
       if (isFinishedRun(run.status)) {
-        if (after < run.last_event_id) yield lastEventOf(run);
+        if (yielded || (await lacksLastEvent(runs, run, after)))
+          yield { ...lastEventOf(run), id: Math.max(after + 1, run.last_event_id) };
         return;
       }
       await waiter.wait(POLL_MS, signal);
@@ -71,6 +71,18 @@ async function* followEvents(
   } finally {
     await unsubscribe();
   }
+}
+
+/**
+ * Whether a reader who starts after `after` and finds no more stored events of a finished run still
+ * lacks its last: the run's last event was not stored (or expired), or the event at `after` (which
+ * the reader saw) is not a last one (the stored events went past the record's `last_event_id`).
+ */
+async function lacksLastEvent(runs: RunStore, run: StoredRun, after: number): Promise<boolean> {
+  if (after < run.last_event_id) return true;
+  if (after === 0) return false;
+  const [seen] = await runs.readEvents(run.run_id, after - 1, 1);
+  return seen?.id === after && !isLastEvent(seen);
 }
 
 /** Waits for a wake-up, a timeout or an abort, whichever comes first; a wake-up since `reset` counts. */

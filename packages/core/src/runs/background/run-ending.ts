@@ -14,9 +14,12 @@ export interface RunEnding {
   error: RunFailure | null;
 }
 
+/** Why a run ends that its server stopped as it shut down. */
+export const SHUT_DOWN: RunFailure = { code: 'server_lost', message: 'The server running the run shut down' };
+
 const STOPPED: Record<StopReason, RunFailure> = {
   cancelled: { code: 'cancelled', message: 'The run was cancelled' },
-  shutdown: { code: 'server_lost', message: 'The server running the run shut down' },
+  shutdown: SHUT_DOWN,
   store_failed: { code: 'storage_unavailable', message: 'The run store failed during the run; the run was stopped' },
 };
 

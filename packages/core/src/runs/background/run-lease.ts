@@ -24,13 +24,15 @@ export interface LeaseOptions {
 
 /**
  * The lease of a run this server runs: renewed every third of `leaseMs`, so that other servers see
- * the run is alive. While renewals fail it stays valid until it would end; after that the owner must
- * stop writing (others may take the run for lost), and `onLost` is told.
+ * the run is alive. While renewals fail it stays valid until it would end; at that moment (a timer
+ * at the lease's end, moved with each renewal) the owner must stop writing, since others may take
+ * the run for lost, and `onLost` is told.
  */
 export class RunLease {
   readonly #options: LeaseOptions;
   readonly #events: LeaseEvents;
   readonly #timer: NodeJS.Timeout;
+  #end: NodeJS.Timeout | undefined;
   #until: number;
   #renewing = false;
   #over = false;
@@ -41,6 +43,7 @@ export class RunLease {
     this.#until = options.until;
     this.#timer = setInterval(() => void this.#tick(), Math.max(1, Math.floor(options.leaseMs / 3)));
     this.#timer.unref();
+    this.#armEnd();
   }
 
   /** Whether the lease still runs: the owner may write. */
@@ -52,6 +55,18 @@ export class RunLease {
   stop(): void {
     this.#over = true;
     clearInterval(this.#timer);
+    clearTimeout(this.#end);
+  }
+
+  /** Sets the timer at the lease's end: then, unless renewed meanwhile, the lease is lost. */
+  #armEnd(): void {
+    clearTimeout(this.#end);
+    if (this.#over) return;
+    this.#end = setTimeout(
+      () => (this.valid() ? this.#armEnd() : this.#lose()),
+      Math.max(0, this.#until - this.#options.now()),
+    );
+    this.#end.unref();
   }
 
   async #tick(): Promise<void> {
@@ -76,10 +91,12 @@ export class RunLease {
     if (this.#over) return;
     if (!run) return this.#lose();
     this.#until = until;
+    this.#armEnd();
     if (run.cancel_requested) this.#events.onCancel();
   }
 
   #lose(): void {
+    if (this.#over) return;
     this.stop();
     this.#events.onLost();
   }

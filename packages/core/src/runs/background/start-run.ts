@@ -5,6 +5,9 @@ import type { StoredRun } from '../../ports/run-store.js';
 import { type RunAgentInput, runAgentInputSchema, runHistorySchema } from '../../schemas.js';
 import type { ServiceSettings } from '../../service-options.js';
 import { parseInput } from '../../validation.js';
+import { SHUT_DOWN } from './run-ending.js';
+import { hint } from './run-hints.js';
+import { errorEvent, expiryAt } from './run-views.js';
 
 /** What a caller asks of a background run. */
 export interface StartRequest {
@@ -51,4 +54,25 @@ export async function createRun(settings: ServiceSettings, request: StartRequest
       message: `The account has ${maxInFlight} background runs queued or running, the most it may have; retry when one has finished`,
     });
   return run;
+}
+
+/**
+ * Ends a run stored as the service closed, before it could go on: its `error` event (a server that
+ * shut down), then the record, `failed`, then the `end` signal. A store that fails meanwhile leaves
+ * the run to the sweepers, which end it as lost once its lease runs out.
+ */
+export async function abandonRun(settings: ServiceSettings, run: StoredRun): Promise<void> {
+  const { runs, backgroundRuns } = settings;
+  try {
+    await runs.appendEvents(run.run_id, [{ id: 1, event: errorEvent(SHUT_DOWN) }]);
+    const now = settings.now();
+    const change = { status: 'failed' as const, error: SHUT_DOWN, finished_at: now.toISOString(), last_event_id: 1 };
+    await runs.updateRun(run.account_id, run.run_id, ['queued'], {
+      ...change,
+      ...expiryAt(now.getTime(), backgroundRuns),
+    });
+    await hint(runs, run.run_id, { type: 'end' });
+  } catch {
+    // The sweepers end it.
+  }
 }
