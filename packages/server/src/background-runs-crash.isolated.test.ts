@@ -13,7 +13,7 @@ afterEach(killAll);
 
 const KEY = 'key-background-crash-0123456789';
 const LEASE_MS = 2_000;
-/** The documented bound: the lease the dead server last renewed, and half a lease for a sweep. */
+/** The documented bound: the lease the dead server last renewed, a third of a lease of grace, half a lease for a sweep. */
 const BOUND_MS = (LEASE_MS * 11) / 6;
 /** What a loaded machine may add: the sweep's own store calls, and the polling below. */
 const SLACK_MS = 2_000;
