@@ -140,3 +140,17 @@ test('a started run is followed from its run frame; its error event ends it with
   ]);
   expect(loadFollowedRun()).toBeUndefined();
 });
+
+test('an error frame without an id is a failed reading, not the run’s end: the run is kept to be read again', async () => {
+  saveFollowedRun(run);
+  answer([
+    'id: 3\nevent: text-delta\ndata: {"delta":"l"}\n\n',
+    'event: error\ndata: {"success":false,"error":"Storage is unavailable; retry later","code":"storage_unavailable","status":503}\n\n',
+    // Nothing after the failed reading counts (a server would have ended the stream there).
+    'id: 4\nevent: text-delta\ndata: {"delta":"lo"}\n\n',
+  ]);
+  const updates: RunUpdate[] = [];
+  expect(await reattachRun('key-1', run, (update) => updates.push(update), new AbortController().signal)).toBe(false);
+  expect(updates).toStrictEqual([{ kind: 'text', run: { ...run, last_event_id: 3, text: 'Hel' } }]);
+  expect(loadFollowedRun()).toStrictEqual({ ...run, last_event_id: 3, text: 'Hel' });
+});

@@ -106,8 +106,13 @@ async function eachFrame(response: Response, onFrame: (frame: Frame) => void): P
   }
 }
 
-/** Applies one event to the run: more text, or its end. Returns the update to show. */
-function applyFrame(run: FollowedRun, frame: Frame): RunUpdate | undefined {
+/**
+ * Applies one event to the run: more text, or its end. Returns the update to show, or `'broken'` for
+ * an `error` frame without an `id:`: not one of the run's events, but a reading that failed (the store
+ * could not be reached), after which the reader reconnects with the last id.
+ */
+function applyFrame(run: FollowedRun, frame: Frame): RunUpdate | 'broken' | undefined {
+  if (frame.event === 'error' && frame.id === undefined) return 'broken';
   if (frame.id !== undefined) run.last_event_id = frame.id;
   const data = frame.data as { delta?: unknown; error?: unknown };
   if (frame.event === 'text-delta' && typeof data.delta === 'string') run.text += data.delta;
@@ -119,7 +124,8 @@ function applyFrame(run: FollowedRun, frame: Frame): RunUpdate | undefined {
 
 /**
  * Follows a run's events in `response`: each is shown through `onUpdate` and remembered for a reload;
- * at the run's end it is forgotten. Resolves with whether the run ended (false: the stream broke off).
+ * at the run's end it is forgotten. Resolves with whether the run ended (false: the stream broke off,
+ * or the reading failed: read again after the last event shown).
  */
 async function follow(
   response: Response,
@@ -129,10 +135,15 @@ async function follow(
 ): Promise<boolean> {
   let run = start;
   let ended = false;
+  let broken = false;
   await eachFrame(response, (frame) => {
     if (frame.event === 'run') run = make(frame.data);
-    if (!run || ended) return;
+    if (!run || ended || broken) return;
     const update = frame.event === 'run' ? ({ kind: 'text', run } as const) : applyFrame(run, frame);
+    if (update === 'broken') {
+      broken = true;
+      return;
+    }
     ended = update?.kind === 'done' || update?.kind === 'error';
     saveFollowedRun(ended ? undefined : run);
     if (update) onUpdate({ ...update, run: { ...run } });
