@@ -26,7 +26,7 @@ const answerShows = (page: Page, text: string) =>
     .poll(async () => (await messageTexts(page)).at(-1), { timeout: 30_000 })
     .toEqual(expect.stringContaining(text));
 /** The run the page keeps for a reload, as stored. */
-const storedRun = (page: Page) => page.evaluate<string | null>(`localStorage.getItem(${JSON.stringify(STORED_RUN)})`);
+const storedRun = (page: Page) => page.evaluate<string | null>(`sessionStorage.getItem(${JSON.stringify(STORED_RUN)})`);
 
 /** Enters the key and creates an agent on the slow model. */
 async function setup(page: Page, origin: string): Promise<void> {
@@ -94,6 +94,14 @@ describe.runIf(present)('background runs in the playground', () => {
 
     await sendInBackground(page, 'tell me slowly');
     await answerShows(page, 'piece2 ');
+    // The tab keeps the run, not its answer (a reattach reads the events from the first).
+    expect(Object.keys(JSON.parse((await storedRun(page)) ?? '{}')).sort()).toStrictEqual([
+      'agent_id',
+      'input',
+      'last_event_id',
+      'run_id',
+      'session_id',
+    ]);
     expect(JSON.parse((await storedRun(page)) ?? '{}')).toMatchObject({ input: 'tell me slowly' });
     await page.reload();
     // Reattached: the agent and the session show again, and the rest of the answer arrives.

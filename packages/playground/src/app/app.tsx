@@ -23,7 +23,7 @@ export function App() {
   const { conversation, current, setCurrent, error, start, open } = useConversation(apiKey);
   const { agents, agent, versions, sessions } = useAgentData(apiKey, agentId, filter);
 
-  // After a reload, the background run this browser was following: its agent and session show, and
+  // After a reload, the background run this tab was following: its agent and session show, and
   // the chat reattaches to it.
   // biome-ignore lint/correctness/useExhaustiveDependencies: once, at load
   useEffect(() => {

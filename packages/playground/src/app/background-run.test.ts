@@ -30,7 +30,7 @@ function answer(chunks: string[], status = 200) {
 beforeEach(() => {
   stored = new Map();
   requests = [];
-  vi.stubGlobal('localStorage', {
+  vi.stubGlobal('sessionStorage', {
     getItem: (key: string) => stored.get(key) ?? null,
     setItem: (key: string, value: string) => stored.set(key, value),
     removeItem: (key: string) => stored.delete(key),
@@ -46,11 +46,14 @@ const run: FollowedRun = {
   last_event_id: 2,
   text: 'He',
 };
+/** What is kept of `run` for a reload: everything but its text. */
+const { text: _text, ...saved } = run;
 
-test('a followed run is kept and read back; anything else stored counts as none', () => {
+test('a followed run is kept without its text and read back; anything else stored counts as none', () => {
   saveFollowedRun(run);
-  expect(loadFollowedRun()).toStrictEqual(run);
-  for (const bad of ['not json', '{"run_id": 1}', JSON.stringify({ ...run, last_event_id: -1 }), 'null']) {
+  expect(JSON.parse(stored.get(STORAGE_KEY)!)).toStrictEqual(saved);
+  expect(loadFollowedRun()).toStrictEqual(saved);
+  for (const bad of ['not json', '{"run_id": 1}', JSON.stringify({ ...saved, last_event_id: -1 }), 'null']) {
     stored.set(STORAGE_KEY, bad);
     expect(loadFollowedRun()).toBeUndefined();
   }
@@ -89,17 +92,26 @@ test('reattaching reads the events after the last one shown, keeps each for a re
       result: { output: 'Hello', session_id: 'ses_1', status: 'completed' },
     },
   ]);
-  expect(kept).toStrictEqual([
-    { ...run, last_event_id: 3, text: 'Hell' },
-    { ...run, last_event_id: 4, text: 'Hello' },
-    undefined,
-  ]);
+  expect(kept).toStrictEqual([{ ...saved, last_event_id: 3 }, { ...saved, last_event_id: 4 }, undefined]);
+});
+
+test('storage that cannot be used counts as none, and following goes on without it', async () => {
+  const refuse = () => {
+    throw new DOMException('denied', 'SecurityError');
+  };
+  vi.stubGlobal('sessionStorage', { getItem: refuse, setItem: refuse, removeItem: refuse });
+  saveFollowedRun(run);
+  expect(loadFollowedRun()).toBeUndefined();
+  answer(['id: 3\nevent: text-delta\ndata: {"delta":"l"}\n\n']);
+  const updates: RunUpdate[] = [];
+  expect(await reattachRun('key-1', run, (update) => updates.push(update), new AbortController().signal)).toBe(false);
+  expect(updates).toStrictEqual([{ kind: 'text', run: { ...run, last_event_id: 3, text: 'Hel' } }]);
 });
 
 test('a stream that breaks off before the end keeps the run for the next read', async () => {
   answer(['id: 3\nevent: text-delta\ndata: {"delta":"l"}\n\n']);
   expect(await reattachRun('key-1', run, () => {}, new AbortController().signal)).toBe(false);
-  expect(loadFollowedRun()).toStrictEqual({ ...run, last_event_id: 3, text: 'Hel' });
+  expect(loadFollowedRun()).toStrictEqual({ ...saved, last_event_id: 3 });
 });
 
 test('a run gone from the server is an error with the envelope’s message', async () => {
@@ -152,5 +164,5 @@ test('an error frame without an id is a failed reading, not the run’s end: the
   const updates: RunUpdate[] = [];
   expect(await reattachRun('key-1', run, (update) => updates.push(update), new AbortController().signal)).toBe(false);
   expect(updates).toStrictEqual([{ kind: 'text', run: { ...run, last_event_id: 3, text: 'Hel' } }]);
-  expect(loadFollowedRun()).toStrictEqual({ ...run, last_event_id: 3, text: 'Hel' });
+  expect(loadFollowedRun()).toStrictEqual({ ...saved, last_event_id: 3 });
 });

@@ -1,9 +1,10 @@
 import { API_BASE, ApiError, agentPath, errorMessage, type TurnMetadata } from './api';
 
 /**
- * A background run the playground follows. It is kept in this browser's localStorage while it runs,
- * so that after a reload the page reattaches to it: it reads the run's events after the last one it
- * showed (`GET /runs/{id}/events?after=<last_event_id>`).
+ * A background run the playground follows, with the answer's text so far. While it runs, the run
+ * (without the text) is kept in this tab's sessionStorage, so that after a reload the tab reattaches
+ * to it: it reads the run's events from the first (`GET /runs/{id}/events?after=0`), which rebuilds
+ * the text.
  */
 export interface FollowedRun {
   run_id: string;
@@ -13,9 +14,12 @@ export interface FollowedRun {
   input: string;
   /** The id of the last event shown. */
   last_event_id: number;
-  /** The answer's text so far. */
+  /** The answer's text so far (kept in the page only). */
   text: string;
 }
+
+/** What this tab keeps of a followed run for a reload: the run without its text. */
+export type SavedRun = Omit<FollowedRun, 'text'>;
 
 /** A run's result, as its `done` event carries it (the fields the playground shows). */
 export interface FinishedTurn {
@@ -33,33 +37,35 @@ export type RunUpdate =
 
 const STORAGE_KEY = 'agenthost.playground.backgroundRun';
 
-const isRun = (value: unknown): value is FollowedRun => {
-  const run = value as Partial<FollowedRun> | null;
+const isSaved = (value: unknown): value is SavedRun => {
+  const run = value as Partial<SavedRun> | null;
   return (
     typeof run === 'object' &&
     run !== null &&
-    [run.run_id, run.agent_id, run.session_id, run.input, run.text].every((field) => typeof field === 'string') &&
+    [run.run_id, run.agent_id, run.session_id, run.input].every((field) => typeof field === 'string') &&
     Number.isSafeInteger(run.last_event_id) &&
     (run.last_event_id ?? -1) >= 0
   );
 };
 
-/** The run this browser was following, if any (anything unreadable counts as none). */
-export function loadFollowedRun(): FollowedRun | undefined {
+/** The run this tab was following, if any (anything unreadable counts as none). */
+export function loadFollowedRun(): SavedRun | undefined {
   try {
-    const value: unknown = JSON.parse(localStorage.getItem(STORAGE_KEY) ?? 'null');
-    return isRun(value) ? value : undefined;
+    const value: unknown = JSON.parse(sessionStorage.getItem(STORAGE_KEY) ?? 'null');
+    return isSaved(value) ? value : undefined;
   } catch {
     // No storage (private windows, policies) or not JSON: nothing to reattach to.
     return undefined;
   }
 }
 
-/** Keeps the run (and how far it was shown) for a reload; forgets it when `undefined`. */
-export function saveFollowedRun(run: FollowedRun | undefined): void {
+/** Keeps the run (without its text) for a reload of this tab; forgets it when `undefined`. */
+export function saveFollowedRun(run: FollowedRun | SavedRun | undefined): void {
   try {
-    if (run) localStorage.setItem(STORAGE_KEY, JSON.stringify(run));
-    else localStorage.removeItem(STORAGE_KEY);
+    if (run) {
+      const { run_id, agent_id, session_id, input, last_event_id } = run;
+      sessionStorage.setItem(STORAGE_KEY, JSON.stringify({ run_id, agent_id, session_id, input, last_event_id }));
+    } else sessionStorage.removeItem(STORAGE_KEY);
   } catch {
     // See loadFollowedRun: the run is then followed for as long as the page lasts.
   }

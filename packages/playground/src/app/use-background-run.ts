@@ -9,6 +9,7 @@ import {
   saveFollowedRun,
   startBackgroundRun,
 } from './background-run';
+import { type FollowOutcome, keepFollowing } from './follow-run';
 import type { PlaygroundMessage } from './message-view';
 
 /** How many times a stream that broke off is read again (a second apart) before giving up. */
@@ -47,19 +48,22 @@ interface Options {
 /**
  * Background runs of a chat: `start` sends a message as one (streamed, kept going by the server if
  * the page goes), `cancel` cancels the one running. When the chat opens on the session of the run
- * this browser was following before a reload, it reattaches: it shows the input and the answer so far
- * and reads the events after the last one shown; at the end it shows the session as stored.
+ * this tab was following before a reload, it reattaches: it shows the input, reads the run's events
+ * from the first (which rebuilds the answer) and, at the end, shows the session as stored.
  */
 export function useBackgroundRun({ apiKey, agentId, sessionId, setMessages, onTurn, onReopen }: Options) {
   const [running, setRunning] = useState<FollowedRun>();
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState<string>();
   const controller = useRef<AbortController>(undefined);
+  // The run followed, as last shown: a stream that breaks off is read on from it.
+  const followed = useRef<FollowedRun>(undefined);
   // The latest callbacks, for a run followed since an earlier render.
   const latest = useRef({ setMessages, onTurn, onReopen });
   latest.current = { setMessages, onTurn, onReopen };
 
   function show(update: RunUpdate, reattached: boolean) {
+    followed.current = update.kind === 'text' ? update.run : undefined;
     if (update.kind === 'error') {
       setRunning(undefined);
       setError(update.message);
@@ -74,41 +78,55 @@ export function useBackgroundRun({ apiKey, agentId, sessionId, setMessages, onTu
     if (reattached || result.status === 'requires_approval') latest.current.onReopen(result.session_id);
   }
 
-  /** Follows a run until it ends, reading on after the last event shown when the stream breaks off. */
-  async function follow(first: (signal: AbortSignal) => Promise<boolean>, reattached: boolean) {
+  /** Shows how following a run came out: a run gone (404) is forgotten; one lost is kept for a reload. */
+  function settle(outcome: FollowOutcome) {
+    if (outcome.kind === 'ended' || outcome.kind === 'aborted') return;
+    if (outcome.kind === 'lost') {
+      const cause = outcome.error ? ` (${outcome.error})` : '';
+      setError(`Lost the connection to the background run${cause}; reload the page to follow it again`);
+      return;
+    }
+    if (outcome.kind === 'gone') saveFollowedRun(undefined);
+    followed.current = undefined;
+    setError(outcome.error.message);
+    setRunning(undefined);
+  }
+
+  /**
+   * Follows a run (`initial`, or the one `first` starts) until it ends, reading on after the last
+   * event shown when the stream breaks off.
+   */
+  async function follow(first: (signal: AbortSignal) => Promise<boolean>, reattached: boolean, initial?: FollowedRun) {
     controller.current?.abort();
     const abort = new AbortController();
     controller.current = abort;
+    followed.current = initial;
     setBusy(true);
     setError(undefined);
-    try {
-      let ended = await first(abort.signal);
-      for (let attempt = 0; !ended && attempt < RETRIES; attempt++) {
-        await new Promise((resolve) => setTimeout(resolve, 1_000));
-        const run = loadFollowedRun();
-        if (!run || abort.signal.aborted) return;
-        ended = await reattachRun(apiKey, run, (update) => show(update, reattached), abort.signal);
-      }
-      if (!ended) setError('Lost the connection to the background run; reload the page to follow it again');
-    } catch (failure) {
-      if (abort.signal.aborted) return;
-      // Refused, or gone (404: expired, or another account's): nothing left to reattach to.
-      if (reattached) saveFollowedRun(undefined);
-      setError((failure as Error).message);
-      setRunning(undefined);
-    } finally {
-      if (controller.current === abort) setBusy(false);
-    }
+    const onUpdate = (update: RunUpdate) => show(update, reattached);
+    const outcome = await keepFollowing({
+      first: () => first(abort.signal),
+      again: (run) => reattachRun(apiKey, run, onUpdate, abort.signal),
+      current: () => followed.current,
+      signal: abort.signal,
+      retries: RETRIES,
+      pauseMs: 1_000,
+    });
+    settle(outcome);
+    if (controller.current === abort) setBusy(false);
   }
 
   // Reattach once, when this chat shows the session of the run followed before a reload.
   // biome-ignore lint/correctness/useExhaustiveDependencies: only at mount; the chat remounts for another session
   useEffect(() => {
-    const stored = loadFollowedRun();
-    if (!stored || stored.agent_id !== agentId || stored.session_id !== sessionId) return;
-    setMessages((messages) => withRun(messages, stored));
-    setRunning(stored);
-    void follow((signal) => reattachRun(apiKey, stored, (update) => show(update, true), signal), true);
+    const saved = loadFollowedRun();
+    if (!saved || saved.agent_id !== agentId || saved.session_id !== sessionId) return;
+    // Read from the first event: the replay rebuilds the answer (and a run whose events expired
+    // gives its end rebuilt, with the whole output).
+    const run: FollowedRun = { ...saved, last_event_id: 0, text: '' };
+    setMessages((messages) => withRun(messages, run));
+    setRunning(run);
+    void follow((signal) => reattachRun(apiKey, run, (update) => show(update, true), signal), true, run);
   }, []);
   useEffect(() => () => controller.current?.abort(), []);
 
