@@ -88,6 +88,9 @@ describe.each([
       last_event_id: expect.any(Number),
     });
     expect(lostAfterMs).toBeLessThan(BOUND_MS + SLACK_MS);
+    // The sweeper's own timestamp (same machine, so same clock): within the bound, with room only for
+    // the sweep's store calls, whatever the polling above added.
+    expect(Date.parse(lost.finished_at) - killed).toBeLessThanOrEqual(BOUND_MS + 500);
     expect(fake.requests[before]?.aborted).toBe(true);
 
     // Its events end with the error, numbered on from the last one A wrote.

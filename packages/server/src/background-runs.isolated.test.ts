@@ -12,7 +12,7 @@ import { eventually, readFrames, type SseFrame } from './test-sse.js';
 afterEach(killAll);
 
 const KEY = 'key-background-0123456789abcdef';
-/** The slow answer: 24 pieces, 120 ms apart (about 3 s in all). */
+/** The slow answer: 24 pieces, 250 ms apart (6 s in all: still going seconds after its third event). */
 const PIECES = Array.from({ length: 24 }, (_, i) => `piece${i} `);
 const ANSWER = PIECES.join('');
 let fake: FakeOpenAIServer;
@@ -22,7 +22,7 @@ function reply(request: FakeOpenAIRequest) {
   const said = request.messages.at(-1)?.content ?? '';
   const usage = { input: 5, output: 24 };
   if (said === 'forever') return { text: 'x '.repeat(600), chunks: Array(600).fill('x '), chunkDelayMs: 100, usage };
-  return { text: ANSWER, chunks: PIECES, chunkDelayMs: 120, usage };
+  return { text: ANSWER, chunks: PIECES, chunkDelayMs: 250, usage };
 }
 
 beforeAll(async () => {
@@ -101,6 +101,8 @@ async function resumeAcrossServers(store: string, namespace: string, pair: Pair)
   const run = started.body.data as { run_id: string; session_id: string };
 
   const first = await readFrames(`${b.url}/runs/${run.run_id}/events`, KEY, { until: (f) => f.length === 3 });
+  // Still running as the reader resumes: the rest of its events reach it live, not from a finished run.
+  expect((await api(a.url, KEY, 'GET', `/runs/${run.run_id}`)).body.data.status).toBe('running');
   const rest = await readFrames(`${a.url}/runs/${run.run_id}/events`, KEY, { headers: { 'last-event-id': '3' } });
   const all = [...first, ...rest];
   expect(all.map((f) => f.id)).toStrictEqual(all.map((_, i) => i + 1));
