@@ -30,8 +30,13 @@ export interface HostResources {
   resolveKey: KeyResolver;
   metrics: AgentMetrics | undefined;
   /**
-   * Stops the service's background runs (waiting up to `graceMs` for them to finish), then closes the
-   * store, the MCP servers and the store's claim.
+   * Closes the service: ends the run event readings open on it at once, and stops its background runs
+   * after waiting up to `graceMs` for them to finish. Only the first call's `graceMs` counts.
+   */
+  closeService(graceMs: number): Promise<void>;
+  /**
+   * Closes the service as {@link closeService} does (or waits for its closing already under way),
+   * then closes the store, the MCP servers and the store's claim.
    */
   close(graceMs?: number): Promise<void>;
 }
@@ -121,17 +126,23 @@ export async function openHostResources(
   const service = serviceFor(config, store, tools, metrics);
   metrics?.observeBackgroundRuns(() => service.backgroundRunCounts());
   const keys = await orClose(() => keysFor(config, store, secrets), [() => service.close(), ...closeAll]);
+  let serviceClosing: Promise<void> | undefined;
+  const closeService = (graceMs: number) => {
+    serviceClosing ??= service.close({ graceMs }).catch(() => {});
+    return serviceClosing;
+  };
   return {
     store,
     service,
     tools,
     metrics,
     ...keys,
+    closeService,
     close: async (graceMs = 0) => {
       // The claim is dropped whatever else fails, so this process (or another) can open the file again.
       try {
         // Runs still going write their end to the store, so they stop before it closes.
-        await service.close({ graceMs }).catch(() => {});
+        await closeService(graceMs);
         await Promise.all([store.close(), mcp?.close()]);
       } finally {
         await release();

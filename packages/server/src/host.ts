@@ -142,12 +142,16 @@ export async function buildHost(config: ServerConfig, extras: AgentHostExtras = 
     // No new connections; idle keep-alive connections close now, busy ones after their answer.
     server?.close();
     server?.closeIdleConnections();
-    const until = Date.now() + deadlineMs;
-    const aborted = await requests.drain(deadlineMs, () => server?.closeAllConnections());
+    // Alongside the drain, the service closes: the run event readings open here end at once (their
+    // readers, requests that would otherwise hold the drain to its deadline, resume on another server),
+    // and this server's background runs get the whole deadline to finish.
+    const [aborted] = await Promise.all([
+      requests.drain(deadlineMs, () => server?.closeAllConnections()),
+      resources.closeService(deadlineMs),
+    ]);
     closed = true;
     try {
-      // Background runs have had the drain to finish; the rest of the deadline is theirs too.
-      await resources.close(Math.max(0, until - Date.now()));
+      await resources.close();
     } finally {
       await stopTracing?.().catch(() => {});
     }
