@@ -10,6 +10,8 @@ export interface BackgroundRunSettings {
   recordRetentionMs: number;
   /** The lease of a running run, in ms: a server that stops renewing it for this long has lost its runs. */
   leaseMs: number;
+  /** Run event streams one account may have open at once on this server. */
+  maxEventReaders: number;
 }
 
 const DAY_S = 86_400;
@@ -24,6 +26,7 @@ export const backgroundRunVariables = {
   AGENTHOST_RUN_EVENTS_RETENTION_S: optional(whole(1, 30 * DAY_S)).transform((n) => n ?? 3_600),
   AGENTHOST_RUN_RECORDS_RETENTION_S: optional(whole(1, 365 * DAY_S)).transform((n) => n ?? 7 * DAY_S),
   AGENTHOST_RUN_LEASE_MS: optional(whole(1_000, 600_000)).transform((n) => n ?? 10_000),
+  AGENTHOST_RUN_EVENT_READERS: optional(whole(1, 10_000)).transform((n) => n ?? 64),
   AGENTHOST_LOCK_LEASE_MS: optional(whole(10_000, 600_000)).transform((n) => n ?? 15_000),
 };
 
@@ -51,11 +54,13 @@ export function backgroundRunSettings(e: {
   AGENTHOST_RUN_EVENTS_RETENTION_S: number;
   AGENTHOST_RUN_RECORDS_RETENTION_S: number;
   AGENTHOST_RUN_LEASE_MS: number;
+  AGENTHOST_RUN_EVENT_READERS: number;
 }): BackgroundRunSettings {
   return {
     maxInFlight: e.AGENTHOST_RUNS_MAX_IN_FLIGHT,
     eventRetentionMs: e.AGENTHOST_RUN_EVENTS_RETENTION_S * 1_000,
     recordRetentionMs: e.AGENTHOST_RUN_RECORDS_RETENTION_S * 1_000,
     leaseMs: e.AGENTHOST_RUN_LEASE_MS,
+    maxEventReaders: e.AGENTHOST_RUN_EVENT_READERS,
   };
 }

@@ -43,6 +43,8 @@ export const SETTINGS = `Settings come from environment variables:
   AGENTHOST_RUN_RECORDS_RETENTION_S  how long a finished background run can be read (default 604800)
   AGENTHOST_RUN_LEASE_MS             lease of a running background run: a lost server's runs fail
                                      within 11/6 of a lease, 18.3 s by default (default 10000)
+  AGENTHOST_RUN_EVENT_READERS        run event streams one account may have open at once on this
+                                     server (default 64; 429 beyond)
   AGENTHOST_LOCK_LEASE_MS            lease of a Redis lock: a lost server's sessions unlock within it
                                      (default 15000; at least 10000)
   AGENTHOST_RATE_LIMIT           requests per API key per minute (default 600; 0: no limit; shared on Redis)

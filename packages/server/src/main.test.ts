@@ -139,6 +139,7 @@ describe('the standalone server', () => {
       'AGENTHOST_RUN_EVENTS_RETENTION_S',
       'AGENTHOST_RUN_RECORDS_RETENTION_S',
       'AGENTHOST_RUN_LEASE_MS',
+      'AGENTHOST_RUN_EVENT_READERS',
       'AGENTHOST_LOCK_LEASE_MS',
       'OPENAI_API',
       'OPENAI_MODELS',

@@ -43,6 +43,8 @@ export interface AgentHostOptions {
   runRecordsRetentionS?: Whole;
   /** `AGENTHOST_RUN_LEASE_MS`: the lease of a running background run (how soon a lost server's runs fail). */
   runLeaseMs?: Whole;
+  /** `AGENTHOST_RUN_EVENT_READERS`: run event streams one account may have open at once on this server. */
+  runEventReaders?: Whole;
   /** `AGENTHOST_RATE_LIMIT`: requests per API key per minute (0: no limit). */
   rateLimit?: Whole;
   /** `AGENTHOST_AUTH_FAILURE_LIMIT`: failed authentications per client address per 15 minutes. */
@@ -130,6 +132,7 @@ export const OPTION_VARIABLES = {
   runEventsRetentionS: 'AGENTHOST_RUN_EVENTS_RETENTION_S',
   runRecordsRetentionS: 'AGENTHOST_RUN_RECORDS_RETENTION_S',
   runLeaseMs: 'AGENTHOST_RUN_LEASE_MS',
+  runEventReaders: 'AGENTHOST_RUN_EVENT_READERS',
   rateLimit: 'AGENTHOST_RATE_LIMIT',
   authFailureLimit: 'AGENTHOST_AUTH_FAILURE_LIMIT',
   trustProxy: 'AGENTHOST_TRUST_PROXY',
