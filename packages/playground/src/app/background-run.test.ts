@@ -4,6 +4,7 @@ import {
   loadFollowedRun,
   type RunUpdate,
   reattachRun,
+  type SavedRun,
   saveFollowedRun,
   startBackgroundRun,
 } from './background-run';
@@ -69,7 +70,7 @@ test('reattaching reads the events after the last one shown, keeps each for a re
     'id: 5\nevent: done\ndata: {"output":"Hello","session_id":"ses_1","status":"completed"}\n\n',
   ]);
   const updates: RunUpdate[] = [];
-  const kept: (FollowedRun | undefined)[] = [];
+  const kept: (SavedRun | undefined)[] = [];
   const ended = await reattachRun(
     'key-1',
     run,

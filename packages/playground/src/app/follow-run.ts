@@ -8,7 +8,8 @@ import type { FollowedRun } from './background-run';
  * (or its readings failing) through every retry, `error` the last failure's message if one was thrown.
  */
 export type FollowOutcome =
-  | { kind: 'ended' | 'aborted' }
+  | { kind: 'ended' }
+  | { kind: 'aborted' }
   | { kind: 'refused' | 'gone'; error: Error }
   | { kind: 'lost'; error: string | undefined };
 
