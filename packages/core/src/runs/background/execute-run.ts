@@ -177,18 +177,23 @@ async function finishRun(
 /**
  * The last event of a run whose writer stopped (a write failed): a write that failed may have been
  * stored all the same, so it looks at what is stored past the writer's last, and writes the run's
- * last event after that, unless one is there already.
+ * last event after that, unless one is there already; a refused write (a late one landed meanwhile)
+ * is tried once more after another look, so that the record never names a last event before the
+ * stored ones.
  * @returns the id of the run's last event. One that could not be stored is rebuilt from the record
  *   by its readers.
  */
 async function closeStoppedEvents(runs: RunStore, run: StoredRun, ending: RunEnding, written: number): Promise<number> {
-  const stored = await lastStoredEvent(runs, run.run_id, written).catch(() => undefined);
-  if (stored && isLastEvent(stored)) return stored.id;
-  const id = (stored?.id ?? written) + 1;
   const event = ending.result
     ? { type: 'done' as const, result: ending.result }
     : errorEvent(ending.error ?? SERVER_LOST);
-  await runs.appendEvents(run.run_id, [{ id, event }]).catch(() => false);
+  let id = written + 1;
+  for (let attempt = 1; attempt <= 2; attempt++) {
+    const stored = await lastStoredEvent(runs, run.run_id, id - 1).catch(() => undefined);
+    if (stored && isLastEvent(stored)) return stored.id;
+    id = Math.max(stored?.id ?? 0, id - 1) + 1;
+    if (await runs.appendEvents(run.run_id, [{ id, event }]).catch(() => false)) break;
+  }
   return id;
 }
 
