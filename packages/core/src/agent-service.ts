@@ -342,7 +342,8 @@ export class AgentService {
   /**
    * Ends the run event readings open on the service and stops its timers; waits up to `graceMs`
    * (default 0) for its background runs to finish, then stops those still running (`failed`,
-   * `server_lost`: nothing of their turn is stored). A background run started after it is refused
+   * `server_lost`: nothing of their turn is stored) and waits for them to end, a lease (and a
+   * second) at most: one that cannot end by then is left to the sweepers. A background run started after it is refused
    * (`OverloadedError`).
    * @throws TypeError for a `graceMs` that is not a non-negative number.
    */

@@ -149,8 +149,8 @@ async function markRunning(settings: ServiceSettings, run: StoredRun, state: Run
 
 /**
  * Writes the run's last event (its `error`, when it failed), waits for every event to be stored,
- * then finishes the run, only while it is unfinished and this server's lease holds; tells every
- * server it ended.
+ * then finishes the run, only while it is unfinished and this server's lease holds (no longer
+ * renewed: finishing lasts a lease at most); tells every server it ended.
  */
 async function finishRun(
   settings: ServiceSettings,
@@ -158,6 +158,8 @@ async function finishRun(
   ending: RunEnding,
   { writer, lease, state }: { writer: RunEventWriter; lease: RunLease; state: RunState },
 ): Promise<void> {
+  // The lease is no longer renewed: finishing, retries and all, ends when it does.
+  lease.hold();
   if (ending.error) writer.push(errorEvent(ending.error));
   await writer.flush();
   const mayWrite = () => !state.lost && lease.valid();
