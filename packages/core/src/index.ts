@@ -89,8 +89,8 @@ export {
   checkEventBatch,
   endsAsRecorded,
   eventsToStore,
-  finishedRunEnd,
   type FinishedRunEnd,
+  finishedRunEnd,
 } from './runs/background/event-batch.js';
 export { InProcessRunStore, type InProcessRunStoreOptions } from './runs/background/in-process-run-store.js';
 export { isFinishedRun, UNFINISHED_RUN_STATUSES } from './runs/background/run-states.js';

@@ -62,7 +62,12 @@ async function lockRun(client: pg.PoolClient, namespace: string, runId: string):
  * Whether the run's stored events end exactly at `id` (0: none stored), judged under its row lock
  * (taken here, in the caller's transaction), so that no append lands before the caller's change.
  */
-export async function eventsEndAt(client: pg.PoolClient, namespace: string, runId: string, id: number): Promise<boolean> {
+export async function eventsEndAt(
+  client: pg.PoolClient,
+  namespace: string,
+  runId: string,
+  id: number,
+): Promise<boolean> {
   if (!(await lockRun(client, namespace, runId))) return false;
   // A statement of its own, after the lock: it sees every event stored before the lock was granted.
   const { rows } = await client.query<{ last: string }>(

@@ -136,7 +136,10 @@ export class RedisRunStore implements RunStore {
     const args = [JSON.stringify(accountId), runId, String(from.length), ...statuses, list ? '1' : '0'];
     const { eventsEndAt } = condition;
     if (eventsEndAt !== undefined && !Number.isSafeInteger(eventsEndAt)) return undefined;
-    args.push(leaseBefore === undefined ? '' : String(leaseBefore), eventsEndAt === undefined ? '' : String(eventsEndAt));
+    args.push(
+      leaseBefore === undefined ? '' : String(leaseBefore),
+      eventsEndAt === undefined ? '' : String(eventsEndAt),
+    );
     args.push(...fields);
     return parseRun(await this.#script(UPDATE_RUN, keys, args));
   }

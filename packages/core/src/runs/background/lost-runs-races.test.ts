@@ -73,7 +73,13 @@ describe('markLost, racing its owner', () => {
     await runs.createRun(run, { maxInFlight: 1 });
     await runs.appendEvents('r', [delta(1)]);
     expect(await markLost(runs, run, limits)).toBe(true);
-    expect(await runs.getRun('a', 'r')).toStrictEqual({ ...run, ...ended, status: 'completed', result, last_event_id: 2 });
+    expect(await runs.getRun('a', 'r')).toStrictEqual({
+      ...run,
+      ...ended,
+      status: 'completed',
+      result,
+      last_event_id: 2,
+    });
     expect(await runs.readEvents('r', 0, 10)).toStrictEqual([delta(1), done(2)]);
   });
 
