@@ -311,8 +311,10 @@ export class AgentService {
    * whichever server runs it; the iteration ends after the run's last event (`done` or `error`).
    * A finished run whose events expired yields its last event only, rebuilt from its record. The
    * iteration also ends (quietly) when `signal` aborts or the service closes. An open reading counts
-   * against the account's `maxEventReaders` on this service until its iteration ends: a caller that
-   * does not iterate it to its end must call `return()` on its iterator.
+   * against the account's `maxEventReaders` on this service until its iteration ends, or until
+   * `signal` aborts (or the service closes) when its iteration has not started: a caller that
+   * neither iterates it to its end nor aborts `signal` must call `return()` on its iterator (one
+   * never iterated holds its slot until then).
    * @throws NotFoundError (before any event); InvalidInputError for a bad `after`; RateLimitedError
    *   when the account has `maxEventReaders` readings open on this service.
    */
@@ -342,7 +344,8 @@ export class AgentService {
   /**
    * Ends the run event readings open on the service and stops its timers; waits up to `graceMs`
    * (default 0) for its background runs to finish, then stops those still running (`failed`,
-   * `server_lost`: nothing of their turn is stored). A background run started after it is refused
+   * `server_lost`: nothing of their turn is stored) and waits for them to end, a lease (and a
+   * second) at most: one that cannot end by then is left to the sweepers. A background run started after it is refused
    * (`OverloadedError`).
    * @throws TypeError for a `graceMs` that is not a non-negative number.
    */

@@ -84,7 +84,14 @@ export type {
   ToolResultPart,
 } from './records.js';
 export { MAX_REDACT_LENGTH, REDACTED, type RedactOptions, redactSecrets, TRUNCATED } from './redact-secrets.js';
-export { type AppendTarget, checkEventBatch, eventsToStore } from './runs/background/event-batch.js';
+export {
+  type AppendTarget,
+  checkEventBatch,
+  endsAsRecorded,
+  eventsToStore,
+  type FinishedRunEnd,
+  finishedRunEnd,
+} from './runs/background/event-batch.js';
 export { InProcessRunStore, type InProcessRunStoreOptions } from './runs/background/in-process-run-store.js';
 export { isFinishedRun, UNFINISHED_RUN_STATUSES } from './runs/background/run-states.js';
 export {

@@ -55,6 +55,11 @@ export interface RunCondition {
    * run whose lease still ran out, not to one whose owner renewed it meanwhile.
    */
   leaseBefore?: number;
+  /**
+   * Applies the change only while the run's stored events end exactly at this id (0: none stored),
+   * judged in one step with the appends: so an append that lands meanwhile makes the change fail.
+   */
+  eventsEndAt?: number;
 }
 
 /** What is said about a run to every server: new events up to `id`, a cancel request, or its end. */
@@ -75,7 +80,8 @@ export interface RunPage {
  * A store must guarantee:
  * - **Atomic changes**: `createRun` checks the account's limit and stores the run as one step;
  *   `updateRun` applies a change only when the run's status is one of `from` (and its lease is before
- *   `leaseBefore`, when given), as one step.
+ *   `leaseBefore`, and its stored events end at `eventsEndAt`, when given), as one step with the
+ *   run's appends.
  * - **Ordered events**: a run's event ids are 1, 2, 3... with no gap, each held by one event (see
  *   `appendEvents`); `readEvents` returns them in id order, each once.
  * - **Retention**: a finished run's events may be dropped after its `events_expire_at`, the run after
@@ -115,10 +121,12 @@ export interface RunStore {
    * stored events exactly: the first is one above the last stored (1 for the first event), each one
    * above the one before. Ids the run already holds are a retried append (a write whose answer was
    * lost): accepted, changing nothing, when their events are the same as those stored. A finished
-   * run takes no event past its `last_event_id` (its last event may be written just after the record
-   * that finished it names it), nor any once its events expired.
+   * run takes one new event at most: its last, written just after the record that finished it named
+   * it, alone in its batch, at exactly its `last_event_id`, and agreeing with the record (`done` for
+   * a `completed` or `requires_approval` run; `error` with the record's error code for a `failed` or
+   * `cancelled` one); nothing once its events expired.
    * @returns `true` when the events are stored (or already were); `false`, storing nothing, when
-   *   refused: a gap, an id held with another event, an event past a finished run's last, a run
+   *   refused: a gap, an id held with another event, any other new event of a finished run, a run
    *   whose events expired, or no such run.
    * @throws TypeError for a batch whose ids are not consecutive whole numbers from 1 (a caller's bug).
    */

@@ -50,26 +50,6 @@ export function runEventCases(): RunCases {
       assert.deepStrictEqual(await b.readEvents(run.run_id, 0, 10), batches[answers.indexOf(true)]);
     },
 
-    'a finished run takes no event past its last_event_id; a retried append is accepted and changes nothing': async (
-      a,
-      b,
-    ) => {
-      const run = newRun();
-      await a.createRun(run, NO_LIMIT);
-      const events = someEvents(1, 5);
-      await a.appendEvents(run.run_id, events.slice(0, 3));
-      const end = { status: 'failed' as const, error: { code: 'server_lost', message: 'lost' }, last_event_id: 4 };
-      await b.updateRun(run.account_id, run.run_id, ['queued'], end);
-      // Its last event, written after the record that names it, is taken; nothing past it is.
-      assert.equal(await b.appendEvents(run.run_id, events.slice(3)), false);
-      assert.equal(await a.appendEvents(run.run_id, events.slice(3, 4)), true);
-      assert.equal(await b.appendEvents(run.run_id, events.slice(4)), false);
-      // The same events again (a write whose answer was lost) are accepted; another event is not.
-      assert.equal(await b.appendEvents(run.run_id, events.slice(1, 4)), true);
-      assert.equal(await b.appendEvents(run.run_id, [{ ...events[3]!, event: events[0]!.event }]), false);
-      assert.deepStrictEqual(await a.readEvents(run.run_id, 0, 10), events.slice(0, 4));
-    },
-
     'once its events expired, a finished run takes no event': async (a, b) => {
       const run = newRun();
       await a.createRun(run, NO_LIMIT);

@@ -1,4 +1,5 @@
 import type { RunStore } from '@agenthost/core';
+import { runEndingCases } from './run-ending-cases.js';
 import { runEventCases, runSignalCases } from './run-event-cases.js';
 import type { RunCases } from './run-fixtures.js';
 import { runLifetimeCases } from './run-lifetime-cases.js';
@@ -48,7 +49,8 @@ function registerRunCases(
  * stored and are copies; another account sees and changes nothing; `updateRun` changes a run only
  * from the given statuses, and of concurrent updates exactly one wins; `createRun` never lets an
  * account exceed its in-flight limit, even under concurrency; listing is newest first and pages
- * never repeat, skip or split a millisecond's runs; events read back in order, by id and limit;
+ * never repeat, skip or split a millisecond's runs; events read back in order, by id and limit; a
+ * finished run takes only its last event, and a change on where the events end is one step with them;
  * signals reach every subscriber of the run, on every store, in order; `expiredRuns` finds lost
  * runs; a finished run's events and record go after their expiry, never before.
  *
@@ -67,6 +69,7 @@ export function runStoreContractTests(
       inFlightCases(),
       runListingCases(),
       runEventCases(),
+      runEndingCases(),
       runSignalCases(),
       runLifetimeCases(),
     ])

@@ -15,7 +15,7 @@ import {
 } from '@agenthost/core';
 import type pg from 'pg';
 import { withDeadline } from '../deadline.js';
-import { appendRunEvents } from './postgres-run-events.js';
+import { appendRunEvents, eventsEndAt } from './postgres-run-events.js';
 import { PostgresRunListener } from './postgres-run-listener.js';
 import {
   columnValue,
@@ -164,11 +164,16 @@ export class PostgresRunStore implements RunStore {
     });
     // New event expiry: the events are due for purging (again) then.
     if (change.events_expire_at !== undefined) sets.push('events_purged = false');
-    const rows = await this.#query<RunRow>(
-      `UPDATE ${RUNS_TABLE} SET ${sets.length ? sets.join(', ') : 'status = status'}
-       WHERE namespace = $1 AND run_id = $2 AND account_id = $3 AND status = ANY($4::text[])${leased} RETURNING *`,
-      values,
-    );
+    const sql = `UPDATE ${RUNS_TABLE} SET ${sets.length ? sets.join(', ') : 'status = status'}
+       WHERE namespace = $1 AND run_id = $2 AND account_id = $3 AND status = ANY($4::text[])${leased} RETURNING *`;
+    const { eventsEndAt: endAt } = condition;
+    const rows =
+      endAt === undefined
+        ? await this.#query<RunRow>(sql, values)
+        : // Under the run's row lock, which appends take too: no event lands between the check and the change.
+          await this.#transaction(async (client) =>
+            (await eventsEndAt(client, this.#ns, runId, endAt)) ? (await client.query<RunRow>(sql, values)).rows : [],
+          );
     return rows[0] && rowToRun(rows[0]);
   }
 

@@ -38,9 +38,10 @@ return 1
  * KEYS: run hash, account's in-flight set, leases zset, events stream, agent's run list (or the run
  * hash again when not known).
  * ARGV: account id (JSON), run id, n, n statuses (JSON), '1' when KEYS[5] is the list, the time
- * (epoch ms) its lease must be before or '' for any lease, then field/value pairs to set.
+ * (epoch ms) its lease must be before or '' for any lease, the id its stored events must end at
+ * (0: none) or '' for any, then field/value pairs to set.
  * Returns the hash after the change (HGETALL), or nil when the run is not there, not the account's,
- * not in one of the statuses, or its lease is not before the time given.
+ * not in one of the statuses, its lease is not before the time given, or its events end elsewhere.
  */
 export const UPDATE_RUN = `
 local run = KEYS[1]
@@ -54,8 +55,15 @@ end
 if not allowed then return false end
 local leaseBefore = tonumber(ARGV[5 + n])
 if leaseBefore and not (tonumber(redis.call('HGET', run, 'lease_until')) < leaseBefore) then return false end
+local endAt = tonumber(ARGV[6 + n])
+if endAt then
+  local last = 0
+  local top = redis.call('XREVRANGE', KEYS[4], '+', '-', 'COUNT', 1)
+  if top[1] then last = tonumber(string.match(top[1][1], '^%d+')) end
+  if last ~= endAt then return false end
+end
 local withList = ARGV[4 + n] == '1'
-if #ARGV > 5 + n then redis.call('HSET', run, unpack(ARGV, 6 + n)) end
+if #ARGV > 6 + n then redis.call('HSET', run, unpack(ARGV, 7 + n)) end
 status = redis.call('HGET', run, 'status')
 if status == '"queued"' or status == '"running"' then
   redis.call('SADD', KEYS[2], ARGV[2])
@@ -85,8 +93,10 @@ return reply
 /**
  * Appends events to a run's stream under ids `<id>-0`, all or none, when they continue the stored
  * events exactly: ids the stream holds must hold the same events (a retried append, which adds
- * nothing), the rest follow its last; a finished run takes none past its `last_event_id`, and none
- * once its events expired. A finished run's stream expires at its `events_expire_at`.
+ * nothing), the rest follow its last; a finished run takes one new event at most, alone, at exactly
+ * its `last_event_id`, agreeing with the hash (`done` for a `completed` or `requires_approval` run,
+ * an `error` with the hash's error code for a `failed` or `cancelled` one), and none once its events
+ * expired. A finished run's stream expires at its `events_expire_at`.
  * KEYS: events stream, run hash. ARGV: id/event pairs, the ids consecutive.
  * Returns 1 (stored, or held already) or 0 (refused: a gap, an id held with another event, past a
  * finished run's last, expired events, or no such run).
@@ -113,8 +123,21 @@ if held >= first then
     if entry[2][2] ~= ARGV[2 * i] then return 0 end
   end
 end
-if not open and first + n - 1 > last and first + n - 1 > tonumber(redis.call('HGET', KEYS[2], 'last_event_id')) then
-  return 0
+if not open and first + n - 1 > last then
+  if n ~= 1 or first ~= tonumber(redis.call('HGET', KEYS[2], 'last_event_id')) then return 0 end
+  local decoded, event = pcall(cjson.decode, ARGV[2])
+  if not decoded or type(event) ~= 'table' then return 0 end
+  if event.type == 'done' then
+    if status ~= '"completed"' and status ~= '"requires_approval"' then return 0 end
+  elseif event.type == 'error' then
+    if status ~= '"failed"' and status ~= '"cancelled"' then return 0 end
+    local read, failure = pcall(cjson.decode, redis.call('HGET', KEYS[2], 'error') or 'null')
+    if not read or type(failure) ~= 'table' or type(event.code) ~= 'string' or failure.code ~= event.code then
+      return 0
+    end
+  else
+    return 0
+  end
 end
 for i = last - first + 1, n - 1 do
   redis.call('XADD', KEYS[1], ARGV[2 * i + 1] .. '-0', 'e', ARGV[2 * i + 2])

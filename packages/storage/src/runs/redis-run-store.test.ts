@@ -82,9 +82,10 @@ describe('RedisRunStore', () => {
     const { client, store, close } = await open();
     const r = run();
     await store.createRun(r, { maxInFlight: 10 });
-    const end = { status: 'failed' as const, last_event_id: 1, events_expire_at: Date.now() + 50_000 };
+    const error = { code: 'server_lost', message: 'lost' };
+    const end = { status: 'failed' as const, error, last_event_id: 1, events_expire_at: Date.now() + 50_000 };
     await store.updateRun('acct', r.run_id, ['queued'], end);
-    expect(await store.appendEvents(r.run_id, [text(1, 'lost')])).toBe(true);
+    expect(await store.appendEvents(r.run_id, [{ id: 1, event: { type: 'error', ...error } }])).toBe(true);
     expect(Math.round(Number(await client.sendCommand(['PTTL', `${namespace}:run-events:${r.run_id}`])) / 10_000)).toBe(
       5,
     );

@@ -134,7 +134,13 @@ export class RedisRunStore implements RunStore {
     const fields = entries.flatMap(([field, value]) => [field, JSON.stringify(value)]);
     const statuses = from.map((status) => JSON.stringify(status));
     const args = [JSON.stringify(accountId), runId, String(from.length), ...statuses, list ? '1' : '0'];
-    args.push(leaseBefore === undefined ? '' : String(leaseBefore), ...fields);
+    const { eventsEndAt } = condition;
+    if (eventsEndAt !== undefined && !Number.isSafeInteger(eventsEndAt)) return undefined;
+    args.push(
+      leaseBefore === undefined ? '' : String(leaseBefore),
+      eventsEndAt === undefined ? '' : String(eventsEndAt),
+    );
+    args.push(...fields);
     return parseRun(await this.#script(UPDATE_RUN, keys, args));
   }
 

@@ -130,4 +130,25 @@ describe('background runs across servers, in real time', () => {
     expect((await b.cancelRun(ACME, run_id)).status).toBe('cancelled');
     expect(Date.now() - asked).toBeLessThan(200);
   });
+
+  test('close stops a run whose finishing update always fails within its grace and about a lease', async () => {
+    const aRuns = runStoreView(f.runs, {
+      updateRun: (accountId, runId, from, change, condition) =>
+        change.finished_at !== undefined
+          ? Promise.reject(new Error('connection reset'))
+          : f.runs.updateRun(accountId, runId, from, change, condition),
+      expiredRuns: async () => [],
+    });
+    const a = f.service({ now: realClock, backgroundRuns: { leaseMs: LEASE_MS }, runs: aRuns });
+    const { agent_id } = await a.createAgent(ACME, { name: 'A', instruction: 'I', model: 'slow' });
+    await a.startRun(ACME, agent_id, { input: 'hi' });
+    await f.slow.started();
+    const graceMs = 20;
+    const asked = Date.now();
+    const closed = await Promise.race([a.close({ graceMs }).then(() => 'closed'), sleep(3000).then(() => 'waiting')]);
+    expect(closed).toBe('closed');
+    // The grace, the lease no longer renewed, the last retry's wait (backoff from 50 ms), and some slack.
+    expect(Date.now() - asked).toBeLessThan(graceMs + LEASE_MS + 400 + 150);
+    expect([f.slow.aborted, a.backgroundRunCounts()]).toStrictEqual([true, { queued: 0, running: 0 }]);
+  });
 });

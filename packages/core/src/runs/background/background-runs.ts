@@ -14,6 +14,12 @@ import { RunSweeper } from './run-sweeper.js';
 import { publicRun } from './run-views.js';
 import { abandonRun, createRun } from './start-run.js';
 
+/** How long past a lease `close` waits for stopped runs: the last retry of a finishing update. */
+const FINISH_MARGIN_MS = 1000;
+
+/** Resolves after `ms`, without holding the process open. */
+const delay = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms).unref());
+
 const shuttingDown = () => new OverloadedError({ message: 'The server is shutting down; retry on another' });
 
 /**
@@ -93,8 +99,8 @@ export class BackgroundRuns {
 
   /**
    * Ends the event readings open on this service, stops the sweeper, waits up to `graceMs` for this
-   * service's runs, stops the rest (they end `failed`, `server_lost`) and waits for them to end;
-   * closes the run store when it made it.
+   * service's runs, stops the rest (they end `failed`, `server_lost`) and waits for them to end,
+   * a lease (and a second) at most; closes the run store when it made it.
    */
   async close(graceMs: number): Promise<void> {
     this.#closed = true;
@@ -108,7 +114,8 @@ export class BackgroundRuns {
     await Promise.race([ended(), grace]);
     clearTimeout(timer);
     for (const run of this.#active.values()) run.stop('shutdown');
-    await ended();
+    // A stopped run finishes within its lease, which it no longer renews; the sweepers end one that does not.
+    await Promise.race([ended(), delay(this.#settings.backgroundRuns.leaseMs + FINISH_MARGIN_MS)]);
     if (!this.#settings.runsGiven) await this.#settings.runs.close?.();
   }
 }

@@ -16,7 +16,8 @@ export class EventReaders {
   /**
    * Opens a reading for the account: `read` gets a signal that aborts when `signal` does or the
    * service closes. The reading counts until its iteration ends (run to its end, returned early,
-   * or failed), so a caller that does not iterate it must call `return()` on its iterator.
+   * or failed), or until that signal aborts when its iteration has not started; so a caller that
+   * does not iterate it, and whose signal does not abort, must call `return()` on its iterator.
    * @throws RateLimitedError (nothing opened) when the account has `max` readings open here.
    */
   async open<T>(
@@ -32,17 +33,27 @@ export class EventReaders {
     this.#counts.set(accountId, count + 1);
     const controller = new AbortController();
     this.#open.add(controller);
+    const reading = signal ? AbortSignal.any([signal, controller.signal]) : controller.signal;
     let released = false;
+    let started = false;
+    // An abort before the iteration starts releases the reading: nothing else would.
+    const unstarted = () => started || release();
     const release = () => {
       if (released) return;
       released = true;
+      reading.removeEventListener('abort', unstarted);
       this.#open.delete(controller);
       const left = (this.#counts.get(accountId) ?? 1) - 1;
       if (left > 0) this.#counts.set(accountId, left);
       else this.#counts.delete(accountId);
     };
     try {
-      return counted(await read(signal ? AbortSignal.any([signal, controller.signal]) : controller.signal), release);
+      const events = counted(await read(reading), release, () => {
+        started = true;
+      });
+      if (reading.aborted) unstarted();
+      else reading.addEventListener('abort', unstarted, { once: true });
+      return events;
     } catch (error) {
       release();
       throw error;
@@ -55,10 +66,14 @@ export class EventReaders {
   }
 }
 
-/** `events`, calling `release` once when its iteration ends: run to its end, returned, or failed. */
-function counted<T>(events: AsyncIterable<T>, release: () => void): AsyncIterable<T> {
+/**
+ * `events`, calling `start` when its iteration starts and `release` when it ends: run to its end,
+ * returned, or failed.
+ */
+function counted<T>(events: AsyncIterable<T>, release: () => void, start: () => void): AsyncIterable<T> {
   return {
     [Symbol.asyncIterator](): AsyncIterator<T> {
+      start();
       const iterator = events[Symbol.asyncIterator]();
       return {
         async next() {

@@ -149,8 +149,8 @@ async function markRunning(settings: ServiceSettings, run: StoredRun, state: Run
 
 /**
  * Writes the run's last event (its `error`, when it failed), waits for every event to be stored,
- * then finishes the run, only while it is unfinished and this server's lease holds; tells every
- * server it ended.
+ * then finishes the run, only while it is unfinished and this server's lease holds (no longer
+ * renewed: finishing lasts a lease at most); tells every server it ended.
  */
 async function finishRun(
   settings: ServiceSettings,
@@ -158,6 +158,8 @@ async function finishRun(
   ending: RunEnding,
   { writer, lease, state }: { writer: RunEventWriter; lease: RunLease; state: RunState },
 ): Promise<void> {
+  // The lease is no longer renewed: finishing, retries and all, ends when it does.
+  lease.hold();
   if (ending.error) writer.push(errorEvent(ending.error));
   await writer.flush();
   const mayWrite = () => !state.lost && lease.valid();
@@ -177,18 +179,23 @@ async function finishRun(
 /**
  * The last event of a run whose writer stopped (a write failed): a write that failed may have been
  * stored all the same, so it looks at what is stored past the writer's last, and writes the run's
- * last event after that, unless one is there already.
+ * last event after that, unless one is there already; a refused write (a late one landed meanwhile)
+ * is tried once more after another look, so that the record never names a last event before the
+ * stored ones.
  * @returns the id of the run's last event. One that could not be stored is rebuilt from the record
  *   by its readers.
  */
 async function closeStoppedEvents(runs: RunStore, run: StoredRun, ending: RunEnding, written: number): Promise<number> {
-  const stored = await lastStoredEvent(runs, run.run_id, written).catch(() => undefined);
-  if (stored && isLastEvent(stored)) return stored.id;
-  const id = (stored?.id ?? written) + 1;
   const event = ending.result
     ? { type: 'done' as const, result: ending.result }
     : errorEvent(ending.error ?? SERVER_LOST);
-  await runs.appendEvents(run.run_id, [{ id, event }]).catch(() => false);
+  let id = written + 1;
+  for (let attempt = 1; attempt <= 2; attempt++) {
+    const stored = await lastStoredEvent(runs, run.run_id, id - 1).catch(() => undefined);
+    if (stored && isLastEvent(stored)) return stored.id;
+    id = Math.max(stored?.id ?? 0, id - 1) + 1;
+    if (await runs.appendEvents(run.run_id, [{ id, event }]).catch(() => false)) break;
+  }
   return id;
 }
 

@@ -1,7 +1,7 @@
 import { EventEmitter } from 'node:events';
 import type { RunChange, RunCondition, RunPage, RunSignal, RunStore, StoredRun } from '../../ports/run-store.js';
 import type { RunEventRecord, RunStatus } from '../../records.js';
-import { checkEventBatch, eventsToStore } from './event-batch.js';
+import { checkEventBatch, eventsToStore, finishedRunEnd } from './event-batch.js';
 import { isFinishedRun } from './run-states.js';
 
 /** Newest first: by creation time, then by id. */
@@ -106,6 +106,9 @@ export class InProcessRunStore implements RunStore {
     const run = this.#runs.get(runId);
     if (run?.account_id !== accountId || !from.includes(run.status)) return undefined;
     if (condition.leaseBefore !== undefined && !(run.lease_until < condition.leaseBefore)) return undefined;
+    // Events that expired are gone: none are stored.
+    if (condition.eventsEndAt !== undefined && (this.#events.get(runId)?.length ?? 0) !== condition.eventsEndAt)
+      return undefined;
     Object.assign(run, structuredClone(change));
     const copy = structuredClone(run);
     this.#track(run);
@@ -120,8 +123,7 @@ export class InProcessRunStore implements RunStore {
     if (!run || !stored) return false;
     // Ids run 1, 2, 3...: the event of id n is at n - 1.
     const held = stored.slice((events[0]?.id ?? 1) - 1).map((e) => JSON.stringify(e.event));
-    const target = { last: stored.length, held, finished: isFinishedRun(run.status), lastEventId: run.last_event_id };
-    const fresh = eventsToStore(events, target);
+    const fresh = eventsToStore(events, { last: stored.length, held, ...finishedRunEnd(run) });
     if (!fresh) return false;
     stored.push(...structuredClone(fresh));
     return true;

@@ -51,6 +51,14 @@ export class RunLease {
     return !this.#over && this.#options.now() < this.#until;
   }
 
+  /**
+   * Stops renewing but keeps the lease until it ends (the run is finishing: what it still writes,
+   * and tries again, ends with the lease); at its end `onLost` is told, as for a lease run out.
+   */
+  hold(): void {
+    clearInterval(this.#timer);
+  }
+
   /** Stops renewing (the run finished, or is no longer this server's). */
   stop(): void {
     this.#over = true;
