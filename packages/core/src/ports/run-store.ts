@@ -1,24 +1,10 @@
-import type { RunEventRecord, RunFailure, RunResult, RunStatus } from '../records.js';
+import type { BackgroundRun, RunEventRecord, RunStatus } from '../records.js';
 
 export type { BackgroundRunEvent, RunEventRecord, RunFailure, RunStatus } from '../records.js';
 
-/** A background run as a {@link RunStore} keeps it. */
-export interface StoredRun {
-  run_id: string;
+/** A background run as a {@link RunStore} keeps it: what clients see, and what only the servers need. */
+export interface StoredRun extends BackgroundRun {
   account_id: string;
-  agent_id: string;
-  session_id: string;
-  status: RunStatus;
-  /** ISO 8601 times. */
-  created_at: string;
-  started_at: string | null;
-  finished_at: string | null;
-  /** The run's result once it is `completed` or `requires_approval`. */
-  result: RunResult | null;
-  /** Why it is `failed` or `cancelled`. */
-  error: RunFailure | null;
-  /** The id of the last event the run wrote (0 before the first). */
-  last_event_id: number;
   /** Whether someone asked to cancel it. */
   cancel_requested: boolean;
   /** The server (an `AgentService`) running it. */

@@ -1,5 +1,6 @@
-import type { RunChange, StoredRun } from '@agenthost/core';
+import type { StoredRun } from '@agenthost/core';
 import type pg from 'pg';
+import { RUN_FIELDS } from './run-fields.js';
 
 /** The table of runs: one row per run, one column per field (`result` and `error` as JSON text). */
 export const RUNS_TABLE = 'agenthost_runs';
@@ -86,54 +87,22 @@ export async function createRunTables(pool: pg.Pool): Promise<void> {
   }
 }
 
-/** The columns of a new run, in the order of {@link runValues}. */
-export const INSERT_COLUMNS = [
+/** The columns of a new run: its namespace, then every field, with `created_ms` (the list's order) after `created_at`. */
+export const INSERT_COLUMNS: readonly string[] = [
   'namespace',
-  'run_id',
-  'account_id',
-  'agent_id',
-  'session_id',
-  'status',
-  'created_at',
-  'created_ms',
-  'started_at',
-  'finished_at',
-  'result',
-  'error',
-  'last_event_id',
-  'cancel_requested',
-  'owner',
-  'lease_until',
-  'events_expire_at',
-  'expires_at',
-] as const;
+  ...RUN_FIELDS.flatMap((field) => (field === 'created_at' ? [field, 'created_ms'] : [field])),
+];
 
 /** The values of a new run's columns ({@link INSERT_COLUMNS}). */
 export function runValues(namespace: string, run: StoredRun, createdMs: number): unknown[] {
-  return [
-    namespace,
-    run.run_id,
-    run.account_id,
-    run.agent_id,
-    run.session_id,
-    run.status,
-    run.created_at,
-    createdMs,
-    run.started_at,
-    run.finished_at,
-    json(run.result),
-    json(run.error),
-    run.last_event_id,
-    run.cancel_requested,
-    run.owner,
-    run.lease_until,
-    run.events_expire_at,
-    run.expires_at,
-  ];
+  const values = RUN_FIELDS.flatMap((field) =>
+    field === 'created_at' ? [run.created_at, createdMs] : [columnValue(field, run[field])],
+  );
+  return [namespace, ...values];
 }
 
 /** A changed field's column value: `result` and `error` as JSON text. */
-export function columnValue(field: keyof RunChange, value: unknown): unknown {
+export function columnValue(field: keyof StoredRun, value: unknown): unknown {
   return field === 'result' || field === 'error' ? json(value) : value;
 }
 
