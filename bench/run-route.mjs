@@ -1,0 +1,220 @@
+// The run route against a bare AI-SDK route: how much agenthost costs on top of the AI SDK itself.
+//
+// For each Node version, in rounds (default 3) that interleave the cases, each case in a fresh
+// process of that Node, one at a time:
+//
+//   floor       a bare Express 5 app whose POST route calls `generateText` on a zero-latency
+//               `MockLanguageModelV4` (from `ai/test`) and keeps each conversation's history in a Map,
+//               and whose GET route answers a stored agent record from a Map (bench/run-route/floor-app.mjs)
+//   mounted     agenthost's router (`createAgentRouter`) mounted in an Express app, over a MemoryStore
+//               (or --store), with the same mock model as its model provider (bench/run-route/mounted-app.mjs)
+//   standalone  the standalone server as shipped (`packages/server/dist/bin.js serve`): request logs,
+//               metrics, idempotency, rate limits on, on its built-in zero-latency `echo` model, which
+//               answers `Echo: <input>` as the mock does. Only the per-key rate limit is raised (from
+//               600 to 1,000,000 a minute), so one key can be load-tested; it is still counted.
+//
+// Each is loaded with autocannon from this process: 50 connections, each holding 10-turn
+// conversations (the first run starts a session, the next nine continue it with its `session_id`,
+// then a new conversation starts), a warm-up, then a fixed number of runs, so every case serves the
+// same conversations; then `GET /agents/:id` the same way. The case's peak RSS is read after the runs.
+// In-process, each in a fresh process too: `runAgent` on a MemoryStore against `generateText` with the
+// history in a Map, over the same conversations (and `generateText` on the `echo` model, to show what
+// the standalone server's model costs against the mock).
+//
+// It prints, per Node version, medians over the rounds: runs/s, p99, GET/s, peak RSS, and ratios to
+// the floor (each round's ratio between measurements made one after the other, then the median).
+// Nothing is asserted; the exit code is non-zero only when a case could not be started or checked.
+//
+//   pnpm build && node bench/run-route.mjs            # or: pnpm bench:run
+//   node bench/run-route.mjs --node 24 --rounds 1 --only mounted,standalone
+//   node bench/run-route.mjs --store redis://127.0.0.1:6379          # mounted and standalone on Redis
+//   node bench/run-route.mjs --store postgres://postgres@127.0.0.1:5432/test
+//   node bench/run-route.mjs --store redis://127.0.0.1:6379 --servers 2   # one server vs two on one Redis
+//   node bench/run-route.mjs --profile .profiles --rounds 1   # each process writes a .cpuprofile there
+//
+// Options: --node 22,24 (majors, or `current`), --rounds 3, --connections 50, --turns 10,
+// --requests 10000 (runs measured per case and round), --warmup 3000, --get-requests 20000,
+// --conversations 5000 (in-process, per round), --only floor,mounted,standalone,inprocess,
+// --store memory, --servers 1, --idempotency-keys (send a fresh Idempotency-Key with every run),
+// --profile <dir>.
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { parseArgs } from 'node:util';
+import { inProcessRound, startCase, stopCase } from './run-route/cases.mjs';
+import { checkConversation, getLoad, runLoad } from './run-route/load.mjs';
+import { BenchError, clearStore, machine, nodeVersion, resolveNode } from './run-route/processes.mjs';
+import { fmt, httpTable, inProcessTable, medianRatio, problems, targetLines } from './run-route/report.mjs';
+
+const LABELS = {
+  floor: 'floor: Express + generateText',
+  mounted: 'agenthost router, mounted',
+  standalone: 'standalone server',
+  'standalone-1': 'standalone server x1',
+  'standalone-2': 'standalone servers x2',
+  generateText: 'generateText + Map (mock)',
+  runAgent: 'runAgent, MemoryStore (mock)',
+  'generateText-echo': 'generateText + Map (echo)',
+};
+
+function parseOptions() {
+  const { values } = parseArgs({
+    options: {
+      node: { type: 'string', default: '22,24' },
+      rounds: { type: 'string', default: '3' },
+      connections: { type: 'string', default: '50' },
+      turns: { type: 'string', default: '10' },
+      requests: { type: 'string', default: '10000' },
+      warmup: { type: 'string', default: '3000' },
+      'get-requests': { type: 'string', default: '20000' },
+      conversations: { type: 'string', default: '5000' },
+      only: { type: 'string', default: 'floor,mounted,standalone,inprocess' },
+      store: { type: 'string', default: 'memory' },
+      servers: { type: 'string', default: '1' },
+      'idempotency-keys': { type: 'boolean', default: false },
+      profile: { type: 'string' },
+    },
+  });
+  const whole = (name) => {
+    const n = Number(values[name]);
+    if (!Number.isInteger(n) || n <= 0) throw new BenchError(`--${name} must be a positive whole number`);
+    return n;
+  };
+  const options = {
+    nodes: values.node.split(',').map((v) => v.trim()),
+    rounds: whole('rounds'),
+    connections: whole('connections'),
+    turns: whole('turns'),
+    requests: whole('requests'),
+    warmup: whole('warmup'),
+    getRequests: whole('get-requests'),
+    conversations: whole('conversations'),
+    only: new Set(values.only.split(',').map((v) => v.trim())),
+    store: values.store,
+    servers: whole('servers'),
+    idempotencyKeys: values['idempotency-keys'],
+    profile: values.profile,
+  };
+  if (options.servers > 2) throw new BenchError('--servers is 1 or 2');
+  if (options.servers === 2 && options.store === 'memory')
+    throw new BenchError('--servers 2 needs a shared store: --store redis://... or postgres://...');
+  const conversations = options.connections * options.turns;
+  if (
+    options.connections % options.servers ||
+    options.requests % conversations ||
+    options.warmup % conversations ||
+    options.getRequests % options.servers
+  )
+    throw new BenchError(
+      '--connections must be a multiple of --servers, --requests and --warmup multiples of connections x turns, --get-requests of --servers',
+    );
+  return options;
+}
+
+/** Measures one case in a fresh process (or two): runs after a warm-up, its peak RSS, then GET agent. */
+async function measureCase(name, node, round, options) {
+  const started = await startCase(name, node, round, options);
+  try {
+    const { targets } = started;
+    await checkConversation(targets[0]).catch((error) => {
+      throw new BenchError(`${LABELS[name]} on Node ${node.version} failed its check: ${error.message}`);
+    });
+    const load = { connections: options.connections, turns: options.turns, idempotencyKeys: options.idempotencyKeys };
+    await runLoad(targets, { ...load, amount: options.warmup });
+    const run = await runLoad(targets, { ...load, amount: options.requests });
+    const rssKb = started.peakRssKb();
+    const reads = { connections: options.connections };
+    await getLoad(targets, { ...reads, amount: Math.ceil(options.getRequests / 4 / targets.length) * targets.length });
+    const get = await getLoad(targets, { ...reads, amount: options.getRequests });
+    console.error(
+      `  ${node.label} round ${round} ${LABELS[name]}: ${fmt(run.rps)} runs/s, p99 ${fmt(run.p99)} ms, ` +
+        `GET ${fmt(get.rps)}/s, peak RSS ${fmt(rssKb / 1024)} MB`,
+    );
+    return { run, get, rssKb };
+  } finally {
+    await stopCase(started);
+  }
+}
+
+/** Every round of one Node version: the HTTP cases, then the in-process ones, interleaved. */
+async function measureNode(node, options) {
+  const httpNames =
+    options.servers === 2
+      ? ['standalone-1', 'standalone-2']
+      : ['floor', 'mounted', 'standalone'].filter((n) => options.only.has(n));
+  const inProcessKinds =
+    options.only.has('inprocess') && options.servers === 1 ? ['generateText', 'runAgent', 'generateText-echo'] : [];
+  const http = Object.fromEntries(httpNames.map((n) => [n, []]));
+  const inProcess = Object.fromEntries(inProcessKinds.map((k) => [k, []]));
+  for (let round = 1; round <= options.rounds; round++) {
+    for (const name of httpNames) http[name].push(await measureCase(name, node, round, options));
+    for (const kind of inProcessKinds) {
+      const result = await inProcessRound(kind, node, round, options);
+      console.error(
+        `  ${node.label} round ${round} ${LABELS[kind]}: ${fmt(result.per_second)} calls/s, peak RSS ${fmt(result.max_rss_kb / 1024)} MB`,
+      );
+      inProcess[kind].push(result);
+    }
+  }
+  return { http, inProcess };
+}
+
+function report(node, { http, inProcess }, options) {
+  const lines = [`\n## Node ${node.version}\n`];
+  if (Object.keys(http).length) {
+    lines.push(
+      `HTTP: ${options.connections} connections, ${options.turns}-turn conversations, ${options.requests} runs and ` +
+        `${options.getRequests} GETs measured per case after a warm-up, store ${options.store === 'memory' ? 'memory' : options.store.split(':')[0]}; medians of ${options.rounds}\n`,
+      options.servers === 2 ? httpTable(http, LABELS, 'standalone-1', 'one server') : httpTable(http, LABELS),
+    );
+  }
+  if (http['standalone-2']) {
+    const ratio = medianRatio(http['standalone-2'], http['standalone-1'], (r) => r.run.rps);
+    lines.push(
+      '',
+      `target node${node.major} two servers x one server run >= 1.6: ${fmt(ratio, 2)} (${ratio >= 1.6 ? 'met' : 'not met'})`,
+    );
+  }
+  if (Object.keys(inProcess).length) {
+    lines.push(
+      `\nIn-process: ${options.conversations} conversations of ${options.turns} turns, ${options.connections} at a time; medians of ${options.rounds}\n`,
+      inProcessTable(inProcess, LABELS),
+    );
+  }
+  const targets = targetLines(http, inProcess);
+  if (targets.length) lines.push('', ...targets.map((t) => `target node${node.major} ${t}`));
+  const failed = [...problems(node.label, http, LABELS)];
+  if (failed.length)
+    lines.push('\nwarning: some requests did not succeed, so those numbers are not comparable:', ...failed);
+  return lines.join('\n');
+}
+
+async function main() {
+  const options = parseOptions();
+  const server = fileURLToPath(new URL('../packages/server/dist/bin.js', import.meta.url));
+  if (!existsSync(server)) throw new BenchError(`${server} not found; run "pnpm build" first`);
+  options.home = mkdtempSync(join(tmpdir(), 'agenthost-run-route-'));
+  options.namespaces = new Set();
+  const nodes = options.nodes.map((major) => {
+    const bin = resolveNode(major);
+    const version = nodeVersion(bin);
+    return { major: version.slice(1).split('.')[0], bin, version, label: `node${version.slice(1).split('.')[0]}` };
+  });
+  const output = [`# run route vs a bare AI-SDK route (${machine()})`];
+  try {
+    for (const node of nodes) {
+      console.error(`Node ${node.version}:`);
+      output.push(report(node, await measureNode(node, options), options));
+    }
+  } finally {
+    for (const namespace of options.namespaces) await clearStore(options.store, namespace).catch(() => {});
+    rmSync(options.home, { recursive: true, force: true });
+  }
+  console.log(output.join('\n'));
+}
+
+main().catch((error) => {
+  console.error(error instanceof BenchError ? `bench: ${error.message}` : error);
+  process.exitCode = 1;
+});
