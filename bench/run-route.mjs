@@ -18,8 +18,8 @@
 // then a new conversation starts), a warm-up, then a fixed number of runs, so every case serves the
 // same conversations; then `GET /agents/:id` the same way. The case's peak RSS is read after the runs.
 // In-process, each in a fresh process too: `runAgent` on a MemoryStore against `generateText` with the
-// history in a Map, over the same conversations (and `generateText` on the `echo` model, to show what
-// the standalone server's model costs against the mock).
+// history in a Map, over the same conversations; and `generateText` with the SDK's telemetry off (as
+// agenthost calls it when its own is off), and on the `echo` model (what the standalone server runs).
 //
 // It prints, per Node version, medians over the rounds: runs/s, p99, GET/s, peak RSS, and ratios to
 // the floor (each round's ratio between measurements made one after the other, then the median).
@@ -36,9 +36,10 @@
 // --requests 10000 (runs measured per case and round), --warmup 3000, --get-requests 20000,
 // --conversations 5000 (in-process, per round), --only floor,mounted,standalone,inprocess,
 // --store memory, --servers 1, --idempotency-keys (send a fresh Idempotency-Key with every run),
-// --profile <dir>.
+// --floor-telemetry on|off (the floor's `generateText` with the SDK's defaults, or its telemetry off,
+// as agenthost's), --profile <dir>.
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
@@ -54,6 +55,7 @@ const LABELS = {
   'standalone-1': 'standalone server x1',
   'standalone-2': 'standalone servers x2',
   generateText: 'generateText + Map (mock)',
+  'generateText-quiet': 'generateText + Map (mock, SDK telemetry off)',
   runAgent: 'runAgent, MemoryStore (mock)',
   'generateText-echo': 'generateText + Map (echo)',
 };
@@ -73,6 +75,7 @@ function parseOptions() {
       store: { type: 'string', default: 'memory' },
       servers: { type: 'string', default: '1' },
       'idempotency-keys': { type: 'boolean', default: false },
+      'floor-telemetry': { type: 'string', default: 'on' },
       profile: { type: 'string' },
     },
   });
@@ -94,9 +97,11 @@ function parseOptions() {
     store: values.store,
     servers: whole('servers'),
     idempotencyKeys: values['idempotency-keys'],
+    floorTelemetry: values['floor-telemetry'] !== 'off',
     profile: values.profile,
   };
   if (options.servers > 2) throw new BenchError('--servers is 1 or 2');
+  if (!['on', 'off'].includes(values['floor-telemetry'])) throw new BenchError('--floor-telemetry is on or off');
   if (options.servers === 2 && options.store === 'memory')
     throw new BenchError('--servers 2 needs a shared store: --store redis://... or postgres://...');
   const conversations = options.connections * options.turns;
@@ -104,10 +109,11 @@ function parseOptions() {
     options.connections % options.servers ||
     options.requests % conversations ||
     options.warmup % conversations ||
-    options.getRequests % options.servers
+    options.getRequests % options.servers ||
+    options.getRequests < options.connections
   )
     throw new BenchError(
-      '--connections must be a multiple of --servers, --requests and --warmup multiples of connections x turns, --get-requests of --servers',
+      '--connections must be a multiple of --servers, --requests and --warmup multiples of connections x turns, --get-requests a multiple of --servers and at least --connections',
     );
   return options;
 }
@@ -125,7 +131,11 @@ async function measureCase(name, node, round, options) {
     const run = await runLoad(targets, { ...load, amount: options.requests });
     const rssKb = started.peakRssKb();
     const reads = { connections: options.connections };
-    await getLoad(targets, { ...reads, amount: Math.ceil(options.getRequests / 4 / targets.length) * targets.length });
+    const readsWarmup = Math.max(
+      options.connections,
+      Math.ceil(options.getRequests / 4 / targets.length) * targets.length,
+    );
+    await getLoad(targets, { ...reads, amount: readsWarmup });
     const get = await getLoad(targets, { ...reads, amount: options.getRequests });
     console.error(
       `  ${node.label} round ${round} ${LABELS[name]}: ${fmt(run.rps)} runs/s, p99 ${fmt(run.p99)} ms, ` +
@@ -144,7 +154,9 @@ async function measureNode(node, options) {
       ? ['standalone-1', 'standalone-2']
       : ['floor', 'mounted', 'standalone'].filter((n) => options.only.has(n));
   const inProcessKinds =
-    options.only.has('inprocess') && options.servers === 1 ? ['generateText', 'runAgent', 'generateText-echo'] : [];
+    options.only.has('inprocess') && options.servers === 1
+      ? ['generateText', 'runAgent', 'generateText-quiet', 'generateText-echo']
+      : [];
   const http = Object.fromEntries(httpNames.map((n) => [n, []]));
   const inProcess = Object.fromEntries(inProcessKinds.map((k) => [k, []]));
   for (let round = 1; round <= options.rounds; round++) {
@@ -192,6 +204,7 @@ function report(node, { http, inProcess }, options) {
 
 async function main() {
   const options = parseOptions();
+  if (!options.floorTelemetry) LABELS.floor = 'floor: Express + generateText (SDK telemetry off)';
   const server = fileURLToPath(new URL('../packages/server/dist/bin.js', import.meta.url));
   if (!existsSync(server)) throw new BenchError(`${server} not found; run "pnpm build" first`);
   options.home = mkdtempSync(join(tmpdir(), 'agenthost-run-route-'));
@@ -202,6 +215,8 @@ async function main() {
     return { major: version.slice(1).split('.')[0], bin, version, label: `node${version.slice(1).split('.')[0]}` };
   });
   const output = [`# run route vs a bare AI-SDK route (${machine()})`];
+  // Other work on the machine skews the numbers; a load well above 0 before the start says so.
+  const [loadBefore] = loadavg();
   try {
     for (const node of nodes) {
       console.error(`Node ${node.version}:`);
@@ -211,6 +226,7 @@ async function main() {
     for (const namespace of options.namespaces) await clearStore(options.store, namespace).catch(() => {});
     rmSync(options.home, { recursive: true, force: true });
   }
+  output.push(`\nload average (1 min) before: ${loadBefore.toFixed(2)}, after: ${loadavg()[0].toFixed(2)}`);
   console.log(output.join('\n'));
 }
 

@@ -87,7 +87,7 @@ async function appCase(name, node, options, namespace, processName) {
     bin: node.bin,
     nodeArgs: profileArgs(options, processName),
     script: script(name === 'floor' ? './floor-app.mjs' : './mounted-app.mjs'),
-    args: name === 'floor' ? [] : [API_KEY, options.store, namespace],
+    args: name !== 'floor' ? [API_KEY, options.store, namespace] : options.floorTelemetry ? [] : ['telemetry-off'],
     env: cleanEnv(),
     logFile: join(options.home, `${processName}.log`),
     ready: APP_READY,

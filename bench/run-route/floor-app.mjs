@@ -4,13 +4,18 @@
 //                               on the mock model with the agent's instruction, the turn appended
 //   GET  /agents/:agentId       a stored agent record (the same fields agenthost answers) from a Map
 //
-// No keys, validation, limits, locks, copies or logs. Started by bench/run-route.mjs; prints
-// `listening on <url> agent <id>` once it listens on a free loopback port, and exits on SIGTERM.
+// No keys, validation, limits, locks, copies or logs. `generateText` runs with the SDK's defaults, or
+// with its telemetry off (as agenthost calls it when its own telemetry is off) when started with
+// `telemetry-off`. Started by bench/run-route.mjs; prints `listening on <url> agent <id>` once it
+// listens on a free loopback port, and exits on SIGTERM.
+//
+//   node bench/run-route/floor-app.mjs [telemetry-off]
 import { randomUUID } from 'node:crypto';
 import { INSTRUCTION } from './conversation.mjs';
 import { ai, express, MOCK_MODEL_NAME, mockModel } from './deps.mjs';
 
 const model = mockModel();
+const settings = process.argv[2] === 'telemetry-off' ? { telemetry: { isEnabled: false } } : {};
 const agentId = `agt_${randomUUID()}`;
 const now = new Date().toISOString();
 const config = {
@@ -52,7 +57,12 @@ app.post('/agents/:agentId/run', async (req, res) => {
   const history = given === undefined ? [] : sessions.get(given);
   if (!history) return res.status(404).json({ error: 'session not found' });
   const user = { role: 'user', content: input };
-  const result = await ai.generateText({ model, system: agent.config.instruction, messages: [...history, user] });
+  const result = await ai.generateText({
+    ...settings,
+    model,
+    system: agent.config.instruction,
+    messages: [...history, user],
+  });
   history.push(user, { role: 'assistant', content: result.text });
   sessions.set(sessionId, history);
   res.json({ data: { output: result.text, session_id: sessionId } });

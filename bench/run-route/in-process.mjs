@@ -2,9 +2,11 @@
 // `conversations` conversations of `turns` turns, `concurrency` conversations at a time, after
 // `warmup` conversations that are not timed.
 //
-//   generateText        the AI SDK's `generateText` on the mock model, the history kept in a Map
-//   runAgent            AgentService.runAgent on a MemoryStore with the mock model as its provider
-//   generateText-echo   `generateText` on agenthost's `echo` model (what the standalone server runs)
+//   generateText         the AI SDK's `generateText` on the mock model, the history kept in a Map
+//   generateText-quiet   the same with the SDK's telemetry off (`telemetry: {isEnabled: false}`), as
+//                        agenthost calls it when its own telemetry is off
+//   runAgent             AgentService.runAgent on a MemoryStore with the mock model as its provider
+//   generateText-echo    `generateText` on agenthost's `echo` model (what the standalone server runs)
 //
 // Prints one JSON line: {kind, calls, seconds, per_second, max_rss_kb}. The peak RSS is the
 // process's (`process.resourceUsage().maxRSS`), so it includes the warm-up conversations.
@@ -20,7 +22,7 @@ const [kind, conversations, turns, concurrency, warmup] = process.argv
   .map((arg, i) => (i === 0 ? arg : Number(arg)));
 
 /** A conversation with the AI SDK alone: one call per turn, with the whole history. */
-function bareConversation(model) {
+function bareConversation(model, settings = {}) {
   const sessions = new Map();
   return async () => {
     const sessionId = randomUUID();
@@ -28,7 +30,7 @@ function bareConversation(model) {
     for (let turn = 0; turn < turns; turn++) {
       const history = sessions.get(sessionId);
       const user = { role: 'user', content: turnInput(turn) };
-      const result = await ai.generateText({ model, system: INSTRUCTION, messages: [...history, user] });
+      const result = await ai.generateText({ ...settings, model, system: INSTRUCTION, messages: [...history, user] });
       history.push(user, { role: 'assistant', content: result.text });
     }
   };
@@ -52,6 +54,7 @@ async function agentConversation() {
 
 async function conversationOf(name) {
   if (name === 'generateText') return bareConversation(mockModel());
+  if (name === 'generateText-quiet') return bareConversation(mockModel(), { telemetry: { isEnabled: false } });
   if (name === 'runAgent') return agentConversation();
   if (name === 'generateText-echo') return bareConversation(new (await packages.core()).EchoLanguageModel());
   throw new Error(`unknown kind ${name}`);
