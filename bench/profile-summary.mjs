@@ -14,9 +14,10 @@
 //   - the functions with the most self time, whoever's they are.
 // agenthost's frames are mapped through the packages' source maps to `packages/<name>/src/<file>.ts:<line>`.
 //
-//   node bench/profile-summary.mjs <file.cpuprofile>... [--top 20] [--skip-ms 0]
+//   node bench/profile-summary.mjs <file.cpuprofile>... [--top 20] [--skip-ms 0] [--from <function>]
 //
-// `--skip-ms` leaves out the first milliseconds of each profile (the process's start).
+// `--skip-ms` leaves out the first milliseconds of each profile; `--from` every sample before the
+// first one with that function on its stack (`--from agentHostRun`, say): the process's start either way.
 import { readFileSync } from 'node:fs';
 import { SourceMap } from 'node:module';
 import { dirname, relative, resolve } from 'node:path';
@@ -32,7 +33,7 @@ const FEATURES =
 /** The HTTP stack any Express app runs on: the floor pays for it too. */
 const HTTP_STACK =
   /^(express|router|body-parser|raw-body|type-is|content-type|path-to-regexp|finalhandler|on-finished|etag|fresh|qs|iconv-lite|send|mime-types|media-typer|http-errors|depd|parseurl|encodeurl|cookie|vary|proxy-addr|accepts|negotiator|cors|bench)$/;
-const NODE_HTTP = /^node:(_http_|net$|stream|internal\/(http|streams|stream_base_commons|net))/;
+const NODE_HTTP = /^node:(_http_|internal\/http)/;
 
 /** Who a frame's time is for, or `undefined` for code that works for whoever called it (Node, zod, natives). */
 function roleOf(pkg, url) {
@@ -45,7 +46,11 @@ function roleOf(pkg, url) {
 
 const { values, positionals } = parseArgs({
   allowPositionals: true,
-  options: { top: { type: 'string', default: '20' }, 'skip-ms': { type: 'string', default: '0' } },
+  options: {
+    top: { type: 'string', default: '20' },
+    'skip-ms': { type: 'string', default: '0' },
+    from: { type: 'string' },
+  },
 });
 const TOP = Number(values.top);
 const SKIP_US = Number(values['skip-ms']) * 1000;
@@ -105,14 +110,26 @@ function readNodes(profile) {
   return nodes;
 }
 
-/** Each sample's node and weight in microseconds (the time until the next sample), after `SKIP_US`. */
-function* samples(profile) {
+/** Whether the stack of node `id` has a frame of the function named `name`. */
+function onStack(nodes, id, name) {
+  for (let node = nodes.get(id); node; node = nodes.get(node.parent)) if (node.frame.functionName === name) return true;
+  return false;
+}
+
+/**
+ * Each sample's node and weight in microseconds (the time until the next sample), from `SKIP_US`
+ * and the first sample with `values.from` on its stack.
+ */
+function* samples(profile, nodes) {
   const { samples: ids, timeDeltas } = profile;
   const mean = timeDeltas.reduce((a, b) => a + b, 0) / Math.max(1, timeDeltas.length);
   let at = 0;
+  let started = values.from === undefined;
   for (let i = 0; i < ids.length; i++) {
     at += timeDeltas[i];
-    if (at >= SKIP_US) yield [ids[i], timeDeltas[i + 1] ?? mean];
+    if (at < SKIP_US) continue;
+    started ||= onStack(nodes, ids[i], values.from);
+    if (started) yield [ids[i], timeDeltas[i + 1] ?? mean];
   }
 }
 
@@ -127,11 +144,13 @@ function summarize(profile) {
     idle: 0,
     byPackage: new Map(),
     byOwner: new Map(),
+    byOwnerPackage: new Map(),
+    hostSelf: new Map(),
     self: new Map(),
     own: new Map(),
     inclusive: new Map(),
   };
-  for (const [id, us] of samples(profile)) {
+  for (const [id, us] of samples(profile, nodes)) {
     const leaf = nodes.get(id);
     if (leaf.pkg === '(idle)') {
       totals.idle += us;
@@ -155,6 +174,8 @@ function summarize(profile) {
       }
     }
     add(totals.byOwner, owner?.role ?? 'host (Express, Node HTTP, GC)', us);
+    if (owner && owner.role !== 'agenthost') add(totals.byOwnerPackage, `${owner.role}|${owner.pkg}`, us);
+    if (!owner || owner.role.startsWith('host')) add(totals.hostSelf, leaf.key, us);
   }
   return { ...totals, frames };
 }
@@ -172,13 +193,24 @@ function print(file, s) {
     `busy ${(s.busy / 1e6).toFixed(2)} s, idle ${(s.idle / 1e6).toFixed(2)} s (shares below are of the busy time)`,
   );
   lines.push('\n## who the time is for');
-  for (const [owner, us] of top(s.byOwner)) lines.push(`${pct(us, s.busy)}  ${owner}`);
+  for (const [owner, us] of top(s.byOwner)) {
+    lines.push(`${pct(us, s.busy)}  ${owner}`);
+    for (const [key, part] of top(s.byOwnerPackage, 50)
+      .filter(([k]) => k.startsWith(`${owner}|`))
+      .slice(0, 6))
+      lines.push(`        ${pct(part, s.busy)}  ${key.split('|')[1]}`);
+  }
   lines.push('\n## self time by package');
   for (const [pkg, us] of top(s.byPackage, 15)) lines.push(`${pct(us, s.busy)}  ${pkg}`);
   lines.push("\n## agenthost's functions by own time (self + the library and native code they call directly)");
   for (const [key, us] of top(s.own)) lines.push(`${pct(us, s.busy)}  ${describe(s.frames.get(key))}`);
   lines.push("\n## agenthost's functions by inclusive time");
   for (const [key, us] of top(s.inclusive)) lines.push(`${pct(us, s.busy)}  ${describe(s.frames.get(key))}`);
+  lines.push("\n## the host's time by function (self)");
+  for (const [key, us] of top(s.hostSelf)) {
+    const node = s.frames.get(key);
+    lines.push(`${pct(us, s.busy)}  [${node.pkg}] ${describe(node)}`);
+  }
   lines.push('\n## self time by function');
   for (const [key, us] of top(s.self)) {
     const node = s.frames.get(key);
@@ -188,7 +220,9 @@ function print(file, s) {
 }
 
 if (positionals.length === 0) {
-  console.error('usage: node bench/profile-summary.mjs <file.cpuprofile>... [--top 20] [--skip-ms 0]');
+  console.error(
+    'usage: node bench/profile-summary.mjs <file.cpuprofile>... [--top 20] [--skip-ms 0] [--from <function>]',
+  );
   process.exitCode = 2;
 }
 for (const file of positionals) print(file, summarize(JSON.parse(readFileSync(file, 'utf8'))));

@@ -31,19 +31,21 @@
 //   node bench/run-route.mjs --store postgres://postgres@127.0.0.1:5432/test
 //   node bench/run-route.mjs --store redis://127.0.0.1:6379 --servers 2   # one server vs two on one Redis
 //   node bench/run-route.mjs --profile .profiles --rounds 1   # each process writes a .cpuprofile there
+//   node bench/run-route.mjs --node 24 --features    # the standalone server with each feature turned off
 //
 // Options: --node 22,24 (majors, or `current`), --rounds 3, --connections 50, --turns 10,
 // --requests 10000 (runs measured per case and round), --warmup 3000, --get-requests 20000,
 // --conversations 5000 (in-process, per round), --only floor,mounted,standalone,inprocess,
 // --store memory, --servers 1, --idempotency-keys (send a fresh Idempotency-Key with every run),
 // --floor-telemetry on|off (the floor's `generateText` with the SDK's defaults, or its telemetry off,
-// as agenthost's), --profile <dir>.
+// as agenthost's), --features (the standalone server as shipped against itself with its request logs,
+// its metrics, its rate limits, and all three turned off, and the mounted router), --profile <dir>.
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
-import { inProcessRound, startCase, stopCase } from './run-route/cases.mjs';
+import { inProcessRound, startCase, stopCase, WITHOUT } from './run-route/cases.mjs';
 import { checkConversation, getLoad, runLoad } from './run-route/load.mjs';
 import { BenchError, clearStore, machine, nodeVersion, resolveNode } from './run-route/processes.mjs';
 import { fmt, httpTable, inProcessTable, medianRatio, problems, targetLines } from './run-route/report.mjs';
@@ -54,6 +56,10 @@ const LABELS = {
   standalone: 'standalone server',
   'standalone-1': 'standalone server x1',
   'standalone-2': 'standalone servers x2',
+  'standalone-no-logs': 'standalone, request logs off',
+  'standalone-no-metrics': 'standalone, metrics off',
+  'standalone-no-rate-limits': 'standalone, rate limits off',
+  'standalone-none': 'standalone, all three off',
   generateText: 'generateText + Map (mock)',
   'generateText-quiet': 'generateText + Map (mock, SDK telemetry off)',
   runAgent: 'runAgent, MemoryStore (mock)',
@@ -76,6 +82,7 @@ function parseOptions() {
       servers: { type: 'string', default: '1' },
       'idempotency-keys': { type: 'boolean', default: false },
       'floor-telemetry': { type: 'string', default: 'on' },
+      features: { type: 'boolean', default: false },
       profile: { type: 'string' },
     },
   });
@@ -98,10 +105,12 @@ function parseOptions() {
     servers: whole('servers'),
     idempotencyKeys: values['idempotency-keys'],
     floorTelemetry: values['floor-telemetry'] !== 'off',
+    features: values.features,
     profile: values.profile,
   };
   if (options.servers > 2) throw new BenchError('--servers is 1 or 2');
   if (!['on', 'off'].includes(values['floor-telemetry'])) throw new BenchError('--floor-telemetry is on or off');
+  if (options.features && options.servers === 2) throw new BenchError('--features measures one server');
   if (options.servers === 2 && options.store === 'memory')
     throw new BenchError('--servers 2 needs a shared store: --store redis://... or postgres://...');
   const conversations = options.connections * options.turns;
@@ -152,9 +161,11 @@ async function measureNode(node, options) {
   const httpNames =
     options.servers === 2
       ? ['standalone-1', 'standalone-2']
-      : ['floor', 'mounted', 'standalone'].filter((n) => options.only.has(n));
+      : options.features
+        ? ['standalone', ...Object.keys(WITHOUT), 'mounted']
+        : ['floor', 'mounted', 'standalone'].filter((n) => options.only.has(n));
   const inProcessKinds =
-    options.only.has('inprocess') && options.servers === 1
+    options.only.has('inprocess') && options.servers === 1 && !options.features
       ? ['generateText', 'runAgent', 'generateText-quiet', 'generateText-echo']
       : [];
   const http = Object.fromEntries(httpNames.map((n) => [n, []]));
@@ -178,7 +189,11 @@ function report(node, { http, inProcess }, options) {
     lines.push(
       `HTTP: ${options.connections} connections, ${options.turns}-turn conversations, ${options.requests} runs and ` +
         `${options.getRequests} GETs measured per case after a warm-up, store ${options.store === 'memory' ? 'memory' : options.store.split(':')[0]}; medians of ${options.rounds}\n`,
-      options.servers === 2 ? httpTable(http, LABELS, 'standalone-1', 'one server') : httpTable(http, LABELS),
+      options.servers === 2
+        ? httpTable(http, LABELS, 'standalone-1', 'one server')
+        : options.features
+          ? httpTable(http, LABELS, 'standalone', 'as shipped')
+          : httpTable(http, LABELS),
     );
   }
   if (http['standalone-2']) {

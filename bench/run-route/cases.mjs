@@ -33,8 +33,27 @@ function namespaceFor(options, name, node, round) {
   return namespace;
 }
 
-/** The standalone server as shipped; only the per-key rate limit is raised, so one key can be load-tested. */
-function startStandalone(node, options, namespace, processName) {
+/**
+ * The standalone server with one of its features turned off, by the setting an operator would use:
+ * what each costs is the difference to the server as shipped.
+ */
+export const WITHOUT = {
+  'standalone-no-logs': { AGENTHOST_LOG_LEVEL: 'silent' },
+  'standalone-no-metrics': { AGENTHOST_METRICS: 'false' },
+  'standalone-no-rate-limits': { AGENTHOST_RATE_LIMIT: '0', AGENTHOST_AUTH_FAILURE_LIMIT: '0' },
+  'standalone-none': {
+    AGENTHOST_LOG_LEVEL: 'silent',
+    AGENTHOST_METRICS: 'false',
+    AGENTHOST_RATE_LIMIT: '0',
+    AGENTHOST_AUTH_FAILURE_LIMIT: '0',
+  },
+};
+
+/**
+ * The standalone server as shipped (or without the features `without` names); only the per-key rate
+ * limit is raised, so one key can be load-tested.
+ */
+function startStandalone(node, options, namespace, processName, without = {}) {
   const env = Object.assign(cleanEnv(), {
     PORT: '0',
     HOST: '127.0.0.1',
@@ -45,6 +64,7 @@ function startStandalone(node, options, namespace, processName) {
     AGENTHOST_RATE_LIMIT: '1000000',
     AGENTHOST_LOG_FORMAT: 'json',
     AGENTHOST_SHUTDOWN_TIMEOUT_MS: '2000',
+    ...without,
   });
   return startProcess({
     bin: node.bin,
@@ -71,12 +91,13 @@ async function createAgent(url) {
 }
 
 /** One or two standalone servers on the store; the agent is made through the first. */
-async function standaloneCase(node, options, namespace, processName, count) {
+async function standaloneCase(name, node, options, namespace, processName) {
+  const count = name === 'standalone-2' ? 2 : 1;
   const processes = [];
-  for (let i = 0; i < count; i++)
-    processes.push(
-      await startStandalone(node, options, namespace, count === 1 ? processName : `${processName}-${i + 1}`),
-    );
+  for (let i = 0; i < count; i++) {
+    const own = count === 1 ? processName : `${processName}-${i + 1}`;
+    processes.push(await startStandalone(node, options, namespace, own, WITHOUT[name]));
+  }
   const agentId = await createAgent(processes[0].match[1]);
   return { processes, targets: processes.map((p) => ({ url: p.match[1], agentId, apiKey: API_KEY })) };
 }
@@ -96,14 +117,15 @@ async function appCase(name, node, options, namespace, processName) {
 }
 
 /**
- * Starts case `name` (floor, mounted, standalone, standalone-1 or standalone-2) on `node`; resolves
+ * Starts case `name` (floor, mounted, standalone, standalone-1, standalone-2, or one of
+ * {@link WITHOUT}) on `node`; resolves
  * with its processes, the targets to load, and a reader of the peak RSS (the largest of its processes').
  */
 export async function startCase(name, node, round, options) {
   const namespace = namespaceFor(options, name, node, round);
   const processName = `${name}-node${node.major}-round${round}`;
   const started = name.startsWith('standalone')
-    ? await standaloneCase(node, options, namespace, processName, name === 'standalone-2' ? 2 : 1)
+    ? await standaloneCase(name, node, options, namespace, processName)
     : await appCase(name, node, options, namespace, processName);
   return { ...started, peakRssKb: () => Math.max(...started.processes.map((p) => peakRssKb(p.child.pid))) };
 }

@@ -48,7 +48,7 @@ const sessions = new Map();
 const app = express();
 app.use(express.json());
 
-app.post('/agents/:agentId/run', async (req, res) => {
+app.post('/agents/:agentId/run', async function floorRun(req, res) {
   const agent = agents.get(req.params.agentId);
   if (!agent) return res.status(404).json({ error: 'agent not found' });
   const { input, session_id: given } = req.body ?? {};

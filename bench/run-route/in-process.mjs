@@ -24,7 +24,7 @@ const [kind, conversations, turns, concurrency, warmup] = process.argv
 /** A conversation with the AI SDK alone: one call per turn, with the whole history. */
 function bareConversation(model, settings = {}) {
   const sessions = new Map();
-  return async () => {
+  return async function converseBare() {
     const sessionId = randomUUID();
     sessions.set(sessionId, []);
     for (let turn = 0; turn < turns; turn++) {
@@ -43,7 +43,7 @@ async function agentConversation() {
   const models = staticModels({ [MOCK_MODEL_NAME]: mockModel() });
   const service = new AgentService({ store: new MemoryStore(), models });
   const agent = await service.createAgent('bench', { name: 'bench', instruction: INSTRUCTION, model: MOCK_MODEL_NAME });
-  return async () => {
+  return async function converseWithAgent() {
     let sessionId;
     for (let turn = 0; turn < turns; turn++) {
       const input = { input: turnInput(turn), ...(sessionId && { session_id: sessionId }) };
