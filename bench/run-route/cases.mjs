@@ -138,6 +138,7 @@ export async function stopCase(started) {
 /** One in-process round of `kind` in a fresh process on `node`; resolves with the JSON it prints. */
 export function inProcessRound(kind, node, round, options) {
   const args = [
+    '--expose-gc',
     ...profileArgs(options, `inprocess-${kind}-node${node.major}-round${round}`),
     script('./in-process.mjs'),
     kind,

@@ -8,8 +8,10 @@
 //   runAgent             AgentService.runAgent on a MemoryStore with the mock model as its provider
 //   generateText-echo    `generateText` on agenthost's `echo` model (what the standalone server runs)
 //
-// Prints one JSON line: {kind, calls, seconds, per_second, max_rss_kb}. The peak RSS is the
-// process's (`process.resourceUsage().maxRSS`), so it includes the warm-up conversations.
+// Prints one JSON line: {kind, calls, seconds, per_second, max_rss_kb, retained_kb}. The peak RSS is
+// the process's (`process.resourceUsage().maxRSS`), so it includes the warm-up conversations; the
+// retained heap is what is still in use after a full garbage collection at the end (when run with
+// `--expose-gc`), the conversations' lasting cost without the garbage the peak also holds.
 //
 //   node bench/run-route/in-process.mjs <kind> <conversations> <turns> <concurrency> <warmup>
 import { randomUUID } from 'node:crypto';
@@ -77,6 +79,8 @@ await converse(conversation, conversations);
 const seconds = (performance.now() - started) / 1000;
 const calls = conversations * turns;
 const maxRssKb = process.resourceUsage().maxRSS;
+globalThis.gc?.();
+const retainedKb = globalThis.gc ? Math.round(process.memoryUsage().heapUsed / 1024) : null;
 process.stdout.write(
-  `${JSON.stringify({ kind, calls, seconds, per_second: calls / seconds, max_rss_kb: maxRssKb })}\n`,
+  `${JSON.stringify({ kind, calls, seconds, per_second: calls / seconds, max_rss_kb: maxRssKb, retained_kb: retainedKb })}\n`,
 );

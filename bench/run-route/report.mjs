@@ -58,10 +58,23 @@ export function httpTable(cases, labels, base = 'floor', baseLabel = base) {
   return table(rows);
 }
 
-/** The in-process table of one Node version: calls per second and peak RSS, and their ratios to `generateText`. */
+/**
+ * The in-process table of one Node version: calls per second, peak RSS and the heap retained at the
+ * end, and their ratios to `generateText`.
+ */
 export function inProcessTable(kinds, labels) {
   const floor = kinds.generateText;
-  const rows = [['case', 'calls/s', 'x generateText', 'peak RSS MB', 'RSS x generateText']];
+  const rows = [
+    [
+      'case',
+      'calls/s',
+      'x generateText',
+      'peak RSS MB',
+      'RSS x generateText',
+      'retained heap MB',
+      'heap x generateText',
+    ],
+  ];
   for (const [kind, rounds] of Object.entries(kinds)) {
     const ratio = (value) => (floor && kind !== 'generateText' ? fmt(medianRatio(rounds, floor, value), 2) : '');
     rows.push([
@@ -70,6 +83,8 @@ export function inProcessTable(kinds, labels) {
       ratio((r) => r.per_second),
       fmt(mb(median(rounds.map((r) => r.max_rss_kb)))),
       ratio((r) => r.max_rss_kb),
+      fmt(mb(median(rounds.map((r) => r.retained_kb ?? Number.NaN)))),
+      ratio((r) => r.retained_kb ?? Number.NaN),
     ]);
   }
   return table(rows);
