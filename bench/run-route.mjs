@@ -48,7 +48,15 @@ import { parseArgs } from 'node:util';
 import { inProcessRound, startCase, stopCase, WITHOUT } from './run-route/cases.mjs';
 import { checkConversation, getLoad, runLoad } from './run-route/load.mjs';
 import { BenchError, clearStore, machine, nodeVersion, resolveNode } from './run-route/processes.mjs';
-import { fmt, httpTable, inProcessTable, medianRatio, problems, targetLines } from './run-route/report.mjs';
+import {
+  fmt,
+  httpTable,
+  inProcessTable,
+  medianRatio,
+  problems,
+  roundRatios,
+  targetLines,
+} from './run-route/report.mjs';
 
 const LABELS = {
   floor: 'floor: Express + generateText',
@@ -183,26 +191,33 @@ async function measureNode(node, options) {
   return { http, inProcess };
 }
 
-function report(node, { http, inProcess }, options) {
-  const lines = [`\n## Node ${node.version}\n`];
-  if (Object.keys(http).length) {
-    lines.push(
-      `HTTP: ${options.connections} connections, ${options.turns}-turn conversations, ${options.requests} runs and ` +
-        `${options.getRequests} GETs measured per case after a warm-up, store ${options.store === 'memory' ? 'memory' : options.store.split(':')[0]}; medians of ${options.rounds}\n`,
-      options.servers === 2
-        ? httpTable(http, LABELS, 'standalone-1', 'one server')
-        : options.features
-          ? httpTable(http, LABELS, 'standalone', 'as shipped')
-          : httpTable(http, LABELS),
-    );
-  }
+/** The case the HTTP table's ratios are to, and its name in the header. */
+function baseCase(options) {
+  if (options.servers === 2) return ['standalone-1', 'one server'];
+  return options.features ? ['standalone', 'as shipped'] : ['floor', 'floor'];
+}
+
+function httpReport(node, http, options) {
+  const [base, baseLabel] = baseCase(options);
+  const store = options.store === 'memory' ? 'memory' : options.store.split(':')[0];
+  const lines = [
+    `HTTP: ${options.connections} connections, ${options.turns}-turn conversations, ${options.requests} runs and ` +
+      `${options.getRequests} GETs measured per case after a warm-up, store ${store}; medians of ${options.rounds}\n`,
+    httpTable(http, LABELS, base, baseLabel),
+    '',
+    ...roundRatios(http, LABELS, base, baseLabel),
+  ];
   if (http['standalone-2']) {
     const ratio = medianRatio(http['standalone-2'], http['standalone-1'], (r) => r.run.rps);
-    lines.push(
-      '',
-      `target node${node.major} two servers x one server run >= 1.6: ${fmt(ratio, 2)} (${ratio >= 1.6 ? 'met' : 'not met'})`,
-    );
+    const met = ratio >= 1.6 ? 'met' : 'not met';
+    lines.push('', `target node${node.major} two servers x one server run >= 1.6: ${fmt(ratio, 2)} (${met})`);
   }
+  return lines;
+}
+
+function report(node, { http, inProcess }, options) {
+  const lines = [`\n## Node ${node.version}\n`];
+  if (Object.keys(http).length) lines.push(...httpReport(node, http, options));
   if (Object.keys(inProcess).length) {
     lines.push(
       `\nIn-process: ${options.conversations} conversations of ${options.turns} turns, ${options.connections} at a time; medians of ${options.rounds}\n`,
@@ -211,7 +226,7 @@ function report(node, { http, inProcess }, options) {
   }
   const targets = targetLines(http, inProcess);
   if (targets.length) lines.push('', ...targets.map((t) => `target node${node.major} ${t}`));
-  const failed = [...problems(node.label, http, LABELS)];
+  const failed = problems(node.label, http, LABELS);
   if (failed.length)
     lines.push('\nwarning: some requests did not succeed, so those numbers are not comparable:', ...failed);
   return lines.join('\n');

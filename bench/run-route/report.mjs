@@ -59,6 +59,21 @@ export function httpTable(cases, labels, base = 'floor', baseLabel = base) {
 }
 
 /**
+ * Each round's run ratio of every case to the case `base`, one line per case: how far the rounds
+ * spread around the median the table shows.
+ */
+export function roundRatios(cases, labels, base = 'floor', baseLabel = base) {
+  const floor = cases[base];
+  if (!floor) return [];
+  return Object.entries(cases)
+    .filter(([name]) => name !== base)
+    .map(
+      ([name, rounds]) =>
+        `per round, runs/s x ${baseLabel}: ${labels[name]} ${rounds.map((r, i) => fmt(r.run.rps / floor[i].run.rps, 2)).join(', ')}`,
+    );
+}
+
+/**
  * The in-process table of one Node version: calls per second, peak RSS and the heap retained at the
  * end, and their ratios to `generateText`.
  */
