@@ -5,7 +5,7 @@
 //     Node's own JavaScript, and V8's `(garbage collector)` and `(program)`);
 //   - who the time is for: each sample goes to the nearest frame on its stack, from the leaf up, that
 //     is agenthost's code, the AI SDK's, a library agenthost brings for a feature (request logs,
-//     metrics, rate limits, tracing), or the HTTP stack's (Express and its modules, Node's HTTP and
+//     metrics, rate limits, tracing, the stores' drivers), or the HTTP stack's (Express and its modules, Node's HTTP and
 //     streams); samples with none of these, GC among them, are the host's too. So a `structuredClone`
 //     or a zod parse goes to the agenthost function that called it, a socket write to the host;
 //   - agenthost's functions by "own" time: the samples that went to them (their self time plus the
@@ -27,9 +27,9 @@ import { parseArgs } from 'node:util';
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const AGENTHOST = /\/packages\/(core|express|storage|server|tools|playground)\/dist\//;
 const AI_SDK = new Set(['ai', '@ai-sdk/provider', '@ai-sdk/provider-utils', '@ai-sdk/gateway']);
-/** What agenthost's server brings for a feature: logs, metrics, rate limits, tracing. */
+/** What agenthost brings for a feature: logs, metrics, rate limits, tracing, and the stores' drivers. */
 const FEATURES =
-  /^(pino|pino-http|pino-std-serializers|sonic-boom|fast-redact|@pinojs\/redact|thread-stream|quick-format-unescaped|atomic-sleep|prom-client|tdigest|bintrees|express-rate-limit|rate-limit-redis|@opentelemetry\/.*)$/;
+  /^(pino|pino-http|pino-std-serializers|sonic-boom|fast-redact|@pinojs\/redact|thread-stream|quick-format-unescaped|atomic-sleep|prom-client|tdigest|bintrees|express-rate-limit|rate-limit-redis|@opentelemetry\/.*|keyv|@keyv\/.*|@redis\/.*|redis|cluster-key-slot|pg|pg-.*|postgres-.*|pgpass)$/;
 /** The HTTP stack any Express app runs on: the floor pays for it too. */
 const HTTP_STACK =
   /^(express|router|body-parser|raw-body|type-is|content-type|path-to-regexp|finalhandler|on-finished|etag|fresh|qs|iconv-lite|send|mime-types|media-typer|http-errors|depd|parseurl|encodeurl|cookie|vary|proxy-addr|accepts|negotiator|cors|bench)$/;
@@ -39,7 +39,7 @@ const NODE_HTTP = /^node:(_http_|internal\/http)/;
 function roleOf(pkg, url) {
   if (pkg.startsWith('agenthost/')) return 'agenthost';
   if (AI_SDK.has(pkg)) return 'AI SDK';
-  if (FEATURES.test(pkg)) return "agenthost's libraries (logs, metrics, rate limits)";
+  if (FEATURES.test(pkg)) return "agenthost's libraries (logs, metrics, rate limits, store drivers)";
   if (HTTP_STACK.test(pkg) || (pkg === 'node' && NODE_HTTP.test(url))) return 'host (Express, Node HTTP, GC)';
   return undefined;
 }
