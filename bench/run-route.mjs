@@ -30,7 +30,7 @@
 //   node bench/run-route.mjs --store redis://127.0.0.1:6379          # mounted and standalone on Redis
 //   node bench/run-route.mjs --store postgres://postgres@127.0.0.1:5432/test
 //   node bench/run-route.mjs --store redis://127.0.0.1:6379 --servers 2   # one server vs two on one Redis
-//   node bench/run-route.mjs --profile .profiles --rounds 1   # each process writes a .cpuprofile there
+//   node bench/run-route.mjs --profile "$(mktemp -d)" --rounds 1   # each process writes a .cpuprofile there
 //   node bench/run-route.mjs --node 24 --features    # the standalone server with each feature turned off
 //
 // Options: --node 22,24 (majors, or `current`), --rounds 3, --connections 50, --turns 10,
