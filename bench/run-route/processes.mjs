@@ -1,0 +1,119 @@
+// The processes of the run-route benchmark: which Node runs them, starting one and waiting for the
+// address it prints, its peak resident memory, stopping it, and clearing what a shared store kept.
+import { execFileSync, spawn } from 'node:child_process';
+import { closeSync, existsSync, openSync, readFileSync, rmSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { cpus as osCpus, totalmem } from 'node:os';
+import { pathToFileURL } from 'node:url';
+
+const START_TIMEOUT_MS = 20_000;
+const STOP_TIMEOUT_MS = 15_000;
+
+/** A benchmark that cannot go on: reported in one line, without a stack. */
+export class BenchError extends Error {}
+
+/** The path of Node `major` as `npx -y node@<major>` installs it, or this process's for `current`. */
+export function resolveNode(major) {
+  if (major === 'current') return process.execPath;
+  const npx = process.platform === 'win32' ? 'npx.cmd' : 'npx';
+  let out;
+  try {
+    out = execFileSync(npx, ['-y', `node@${major}`, '-p', 'process.execPath'], {
+      encoding: 'utf8',
+      stdio: ['ignore', 'pipe', 'pipe'],
+      shell: process.platform === 'win32',
+      timeout: 300_000,
+    });
+  } catch (error) {
+    throw new BenchError(`could not get Node ${major} with "npx -y node@${major}": ${error.message}`);
+  }
+  const bin = out.trim().split(/\r?\n/).at(-1)?.trim();
+  if (!bin || !existsSync(bin)) throw new BenchError(`"npx -y node@${major}" printed no usable path`);
+  return bin;
+}
+
+/** `process.version` of the Node at `bin`. */
+export const nodeVersion = (bin) => execFileSync(bin, ['-p', 'process.version'], { encoding: 'utf8' }).trim();
+
+/**
+ * Starts `node [nodeArgs] script [args]` with `bin`. Its standard output goes to `logFile` (the
+ * standalone server's request logs are written as they would be in production, without a reader
+ * competing with the load generator for the CPU); resolves once the output matches `ready`, with the
+ * child, the match and the child's stderr so far.
+ */
+export function startProcess({ bin, nodeArgs = [], script, args = [], env = process.env, logFile, ready }) {
+  const fd = openSync(logFile, 'w');
+  const child = spawn(bin, [...nodeArgs, script, ...args], { env, stdio: ['ignore', fd, 'pipe'] });
+  closeSync(fd);
+  let stderr = '';
+  child.stderr.setEncoding('utf8').on('data', (chunk) => {
+    stderr = (stderr + chunk).slice(-20_000);
+  });
+  const exited = new Promise((resolve) => child.once('exit', (code, signal) => resolve({ code, signal })));
+  return new Promise((resolve, reject) => {
+    const started = Date.now();
+    const poll = setInterval(() => {
+      const match = ready.exec(readFileSync(logFile, 'utf8').slice(0, 10_000));
+      const gone = child.exitCode !== null || child.signalCode !== null;
+      if (!match && !gone && Date.now() - started < START_TIMEOUT_MS) return;
+      clearInterval(poll);
+      if (match) return resolve({ child, match, exited, logFile, stderr: () => stderr });
+      child.kill('SIGKILL');
+      const why = gone ? `exited (code ${child.exitCode}, signal ${child.signalCode})` : 'did not start in time';
+      reject(new BenchError(`${script} ${why}${stderr.trim() ? `\n${stderr.trim()}` : ''}`));
+    }, 25);
+  });
+}
+
+/** The peak resident set size of a running process, in kB (Linux: `VmHWM`), or `NaN` where unknown. */
+export function peakRssKb(pid) {
+  try {
+    const match = /^VmHWM:\s+(\d+)\s+kB/m.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
+    return match ? Number(match[1]) : Number.NaN;
+  } catch {
+    return Number.NaN;
+  }
+}
+
+/** Stops a started process with SIGTERM (SIGKILL after a while) and removes its log file. */
+export async function stopProcess({ child, exited, logFile }) {
+  if (child.exitCode === null && child.signalCode === null) {
+    child.kill('SIGTERM');
+    const timeout = new Promise((resolve) => setTimeout(resolve, STOP_TIMEOUT_MS, 'timeout').unref());
+    if ((await Promise.race([exited, timeout])) === 'timeout') {
+      console.error(`pid ${child.pid} still running ${STOP_TIMEOUT_MS / 1000} s after SIGTERM; sending SIGKILL`);
+      child.kill('SIGKILL');
+      await exited;
+    }
+  }
+  rmSync(logFile, { force: true });
+}
+
+const fromStorage = createRequire(new URL('../../packages/storage/package.json', import.meta.url));
+const loadFromStorage = (name) => import(pathToFileURL(fromStorage.resolve(name)).href);
+
+/** Deletes what the benchmark wrote under `namespace` in a Redis or PostgreSQL store. */
+export async function clearStore(location, namespace) {
+  if (/^rediss?:/.test(location)) {
+    const { createClient } = await loadFromStorage('@keyv/redis');
+    const client = createClient({ url: location });
+    await client.connect();
+    for await (const keys of client.scanIterator({ MATCH: `${namespace}*`, COUNT: 1000 }))
+      if (keys.length) await client.del(keys);
+    client.destroy();
+  } else if (/^postgres(ql)?:/.test(location)) {
+    const { default: pg } = await loadFromStorage('pg');
+    const client = new pg.Client({ connectionString: location });
+    await client.connect();
+    await client.query('DELETE FROM agenthost_kv WHERE key LIKE $1', [`${namespace}:%`]);
+    for (const table of ['agenthost_run_events', 'agenthost_runs'])
+      await client.query(`DELETE FROM ${table} WHERE namespace = $1`, [namespace]).catch(() => {});
+    await client.end();
+  }
+}
+
+/** This machine's CPU model, CPU count and memory, for the report. */
+export function machine() {
+  const cpus = osCpus();
+  return `${cpus.length} x ${cpus[0]?.model?.trim() ?? 'unknown CPU'}, ${Math.round(totalmem() / 2 ** 30)} GiB`;
+}
