@@ -1,8 +1,15 @@
 import { describe, expect, test } from 'vitest';
-import { FILE_TOKENS, IMAGE_TOKENS, partsTokens } from './context-window.js';
+import { estimateTokens, FILE_TOKENS, IMAGE_TOKENS, partsTokens } from './context-window.js';
 import { historyBudget } from './runs/context-budget.js';
 
 const b64 = (text: string) => Buffer.from(text).toString('base64');
+
+describe('estimateTokens', () => {
+  test('one token per three UTF-8 bytes, rounded up, plus four a message; a lone surrogate counts as U+FFFD', () => {
+    const texts = ['', 'abc', 'abcd', 'héllo', '日本', '🎉', 'a\uD800', '\uDC00'];
+    expect(texts.map(estimateTokens)).toStrictEqual([4, 5, 6, 6, 6, 6, 6, 5]);
+  });
+});
 
 describe('partsTokens', () => {
   test('an image is a fixed estimate; a text file its bytes over three; a PDF or a URL a fixed one; text is counted apart', () => {

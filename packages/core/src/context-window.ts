@@ -4,7 +4,6 @@ import type { MessagePart, SessionMessage } from './records.js';
 export const DEFAULT_CONTEXT_WINDOW = 128_000;
 
 const PER_MESSAGE = 4;
-const encoder = new TextEncoder();
 
 /**
  * A deliberately high estimate of a text's tokens: one token per three UTF-8 bytes, plus a per-message
@@ -12,7 +11,8 @@ const encoder = new TextEncoder();
  * CJK character (three bytes), so the estimate errs on the side of sending less.
  */
 export function estimateTokens(text: string): number {
-  return Math.ceil(encoder.encode(text).length / 3) + PER_MESSAGE;
+  // The UTF-8 length without encoding the text (lone surrogates count as U+FFFD's three bytes, as encoding does).
+  return Math.ceil(Buffer.byteLength(text, 'utf8') / 3) + PER_MESSAGE;
 }
 
 /**

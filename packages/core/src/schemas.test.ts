@@ -34,6 +34,14 @@ describe('run input', () => {
   });
 });
 
+describe('text fields', () => {
+  test('blank is only whitespace, as trim() sees it (Unicode spaces, line breaks, BOM); the text is kept as given', () => {
+    const blank = runAgentInputSchema.safeParse({ input: ' \u00a0\u2003\u3000\ufeff\n\t\u2028' });
+    expect(blank.error?.issues.map((i) => [i.path, i.message])).toStrictEqual([[['input'], 'input must not be blank']]);
+    expect(runAgentInputSchema.parse({ input: '\u00a0 x \n' })).toStrictEqual({ input: '\u00a0 x \n' });
+  });
+});
+
 describe('update input', () => {
   test('reads the fields themselves, never a nested `config` (a PUT body is unwrapped by the transport)', () => {
     expect(updateAgentInputSchema.parse({ config: { name: 'Nested' }, instruction: 'Top' })).toStrictEqual({

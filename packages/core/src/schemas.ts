@@ -14,11 +14,14 @@ export const SESSION_ID_PATTERN = /^[A-Za-z0-9._:-]{1,128}$/;
 // biome-ignore lint/suspicious/noControlCharactersInRegex: NUL is exactly what this finds.
 const UNSAFE_TEXT = /\u0000|[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
 
+// A character `trim()` would keep: what a text that is not blank has (tested without copying the text).
+const NOT_BLANK = /\S/;
+
 function text(field: string, max: number) {
   return z
     .string({ error: (issue) => (issue.input === undefined ? `${field} is required` : `${field} must be a string`) })
     .max(max, `${field} must be at most ${max} characters`)
-    .refine((s) => s.trim().length > 0, `${field} must not be blank`)
+    .refine((s) => NOT_BLANK.test(s), `${field} must not be blank`)
     .refine((s) => !UNSAFE_TEXT.test(s), `${field} must not contain NUL or unpaired surrogate characters`);
 }
 

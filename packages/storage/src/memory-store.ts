@@ -18,9 +18,27 @@ import type {
 } from '@agenthost/core';
 import { matchesMetadata, memoryIdempotencyStore } from '@agenthost/core';
 
+// Records are plain JSON (every other backend stores them as JSON): the store keeps each one's JSON text
+// made when it is written and hands out `JSON.parse` of it, a copy the caller cannot change what is
+// stored through, and cheaper than `structuredClone` of the record.
+
+/** An agent as kept: its JSON text, and a parse of it the store reads itself and never hands out. */
+interface StoredAgent {
+  text: string;
+  record: AgentRecord;
+}
+
+function storedAgent(agent: AgentRecord): StoredAgent {
+  const text = JSON.stringify(agent);
+  return { text, record: JSON.parse(text) as AgentRecord };
+}
+
+const agentOf = (stored: StoredAgent) => JSON.parse(stored.text) as AgentRecord;
+
 interface StoredSession {
   info: SessionInfo;
-  messages: SessionMessage[];
+  /** Each message's JSON text. */
+  messages: string[];
   /** Position in the agent's session index. */
   pos: number;
   /** The turn that waits for approval of tool calls, if any. */
@@ -35,7 +53,7 @@ interface StoredSession {
  * interleave within the process.
  */
 export class MemoryStore implements AgentStore, ApiKeyStore, IdempotencyStore, HostSecretStore {
-  readonly #agents = new Map<string, Map<string, AgentRecord>>();
+  readonly #agents = new Map<string, Map<string, StoredAgent>>();
   /** Per account: agent ids by position, `undefined` where one was deleted. */
   readonly #agentIndexes = new Map<string, (string | undefined)[]>();
   readonly #sessions = new Map<string, StoredSession>();
@@ -46,9 +64,9 @@ export class MemoryStore implements AgentStore, ApiKeyStore, IdempotencyStore, H
 
   async createAgent(accountId: string, agent: AgentRecord): Promise<void> {
     this.#keepVersion(accountId, agent);
-    const agents = this.#agents.get(accountId) ?? new Map<string, AgentRecord>();
+    const agents = this.#agents.get(accountId) ?? new Map<string, StoredAgent>();
     this.#agents.set(accountId, agents);
-    agents.set(agent.agent_id, structuredClone(agent));
+    agents.set(agent.agent_id, storedAgent(agent));
     const index = this.#agentIndexes.get(accountId) ?? [];
     this.#agentIndexes.set(accountId, index);
     index.push(agent.agent_id);
@@ -70,7 +88,7 @@ export class MemoryStore implements AgentStore, ApiKeyStore, IdempotencyStore, H
     for (; pos >= 0 && pos < index.length && agents.length < limit; pos += step) {
       const id = index[pos];
       const agent = id === undefined ? undefined : this.#agents.get(accountId)?.get(id);
-      if (agent && (!metadata || matchesMetadata(agent, metadata))) agents.push(structuredClone(agent));
+      if (agent && (!metadata || matchesMetadata(agent.record, metadata))) agents.push(agentOf(agent));
     }
     const rest = order === 'asc' ? index.slice(pos) : index.slice(0, Math.max(0, pos + 1));
     return { agents, next: agents.length > 0 && rest.some((id) => id !== undefined) ? pos - step : null };
@@ -80,7 +98,7 @@ export class MemoryStore implements AgentStore, ApiKeyStore, IdempotencyStore, H
     const agents = this.#agents.get(accountId);
     if (!agents?.has(agent.agent_id)) return false;
     this.#keepVersion(accountId, agent);
-    agents.set(agent.agent_id, structuredClone(agent));
+    agents.set(agent.agent_id, storedAgent(agent));
     return true;
   }
 
@@ -107,7 +125,7 @@ export class MemoryStore implements AgentStore, ApiKeyStore, IdempotencyStore, H
     { limit, before }: { limit: number; before?: number },
   ): Promise<VersionPage> {
     const kept = this.#versions.get(JSON.stringify([accountId, agentId]));
-    const top = this.#agents.get(accountId)?.get(agentId)?.version ?? 0;
+    const top = this.#agents.get(accountId)?.get(agentId)?.record.version ?? 0;
     const versions: AgentVersion[] = [];
     let n = Math.min(before ?? top + 1, top + 1) - 1;
     for (; n >= 1 && versions.length < limit; n--) {
@@ -134,14 +152,14 @@ export class MemoryStore implements AgentStore, ApiKeyStore, IdempotencyStore, H
 
   async getAgent(accountId: string, agentId: string): Promise<AgentRecord | undefined> {
     const agent = this.#agents.get(accountId)?.get(agentId);
-    return agent && structuredClone(agent);
+    return agent && agentOf(agent);
   }
 
   async listAgents(accountId: string): Promise<AgentRecord[]> {
     const agents = this.#agents.get(accountId);
     return (this.#agentIndexes.get(accountId) ?? []).flatMap((id) => {
       const agent = id === undefined ? undefined : agents?.get(id);
-      return agent ? [structuredClone(agent)] : [];
+      return agent ? [agentOf(agent)] : [];
     });
   }
 
@@ -161,7 +179,7 @@ export class MemoryStore implements AgentStore, ApiKeyStore, IdempotencyStore, H
       index.push(session.sessionId);
       this.#sessions.set(key, stored);
     }
-    stored.messages.push(...structuredClone(messages));
+    for (const message of messages) stored.messages.push(JSON.stringify(message));
     stored.info.message_count = stored.messages.length;
     if (messages.length > 0) stored.info.updated_at = messages.at(-1)!.created_at;
     if (pending === null) delete stored.pending;
@@ -175,9 +193,9 @@ export class MemoryStore implements AgentStore, ApiKeyStore, IdempotencyStore, H
 
   async readMessages(session: SessionRef, window: MessageWindow = {}): Promise<SessionMessage[]> {
     const history = this.#sessions.get(sessionKey(session))?.messages ?? [];
-    if ('offset' in window) return structuredClone(history.slice(window.offset, window.offset + window.limit));
+    if ('offset' in window) return messagesOf(history.slice(window.offset, window.offset + window.limit));
     const from = window.last === undefined ? 0 : Math.max(0, history.length - window.last);
-    return structuredClone(history.slice(from));
+    return messagesOf(history.slice(from));
   }
 
   async getSession(session: SessionRef): Promise<SessionInfo | undefined> {
@@ -290,4 +308,9 @@ export class MemoryStore implements AgentStore, ApiKeyStore, IdempotencyStore, H
 // A JSON array cannot collide: ("a:b", "c") and ("a", "b:c") give different keys.
 function sessionKey({ accountId, agentId, sessionId }: SessionRef): string {
   return JSON.stringify([accountId, agentId, sessionId]);
+}
+
+/** The messages of their JSON texts, parsed at once. */
+function messagesOf(texts: string[]): SessionMessage[] {
+  return JSON.parse(`[${texts.join(',')}]`) as SessionMessage[];
 }

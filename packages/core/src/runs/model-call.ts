@@ -1,10 +1,10 @@
 import { generateText, isStepCount } from 'ai';
 import { AgentHostError } from '../errors/agenthost-error.js';
 import { StorageUnavailableError } from '../errors/storage-unavailable-error.js';
-import type { Lease } from '../ports/lock-provider.js';
 import { providerFailure } from '../provider-failures.js';
 import type { MessagePart } from '../records.js';
 import type { ServiceSettings } from '../service-options.js';
+import { type CallAbort, callAbort } from './call-abort.js';
 import { refuseDownloads, unsupportedInput } from './input-refusals.js';
 import { responseParts, unansweredApprovals } from './message-parts.js';
 import type { PreparedRun } from './prepare.js';
@@ -45,12 +45,13 @@ function modelSettings(settings: ServiceSettings, { config }: PreparedRun) {
 }
 
 /** Stops a model call at the provider timeout, on the caller's abort, or when the session's lease is lost. */
-export function callSignal(
-  timeout: AbortSignal,
+export function runCallAbort(
+  settings: ServiceSettings,
+  run: PreparedRun,
   signal: AbortSignal | undefined,
-  lease: Lease | undefined,
-): AbortSignal {
-  return AbortSignal.any([timeout, ...(signal ? [signal] : []), ...(lease ? [lease.signal] : [])]);
+  ...more: AbortSignal[]
+): CallAbort {
+  return callAbort(settings.providerTimeoutMs, [...more, signal, run.lease?.signal]);
 }
 
 /** Runs `work` as a model call of `run`: code it calls (a model of agenthost's own) sees the run's context. */
@@ -67,14 +68,15 @@ export async function generateAnswer(
   run: PreparedRun,
   signal: AbortSignal | undefined,
 ): Promise<ModelAnswer> {
-  const timeout = AbortSignal.timeout(settings.providerTimeoutMs);
+  const abort = runCallAbort(settings, run, signal);
   let result: Awaited<ReturnType<typeof generateText>>;
   try {
-    const call = () =>
-      generateText({ ...callSettings(settings, run), abortSignal: callSignal(timeout, signal, run.lease) });
+    const call = () => generateText({ ...callSettings(settings, run), abortSignal: abort.signal });
     result = await inRunContext(settings, run, call);
   } catch (error) {
-    throw callFailure(error, timeout, signal, run);
+    throw callFailure(error, abort.timedOut, signal, run);
+  } finally {
+    abort.release();
   }
   const parts = responseParts(result.responseMessages);
   // A call that stopped for approvals has no answer yet: its JSON comes when the turn goes on.
@@ -85,7 +87,7 @@ export async function generateAnswer(
 /** What a failed model call becomes: the caller's abort, a lost lease, or a provider failure. */
 export function callFailure(
   error: unknown,
-  timeout: AbortSignal,
+  timedOut: boolean,
   signal: AbortSignal | undefined,
   run: PreparedRun,
 ): unknown {
@@ -98,9 +100,7 @@ export function callFailure(
       message: 'Lost the session lock during the run; nothing was stored',
       cause: error,
     });
-  return (
-    unsupportedInput(error, run) ?? providerFailure(error, { timedOut: timeout.aborted, provider: run.model.provider })
-  );
+  return unsupportedInput(error, run) ?? providerFailure(error, { timedOut, provider: run.model.provider });
 }
 
 /** The first agenthost error in an error's chain of causes, if any. */

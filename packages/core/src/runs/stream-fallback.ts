@@ -1,7 +1,7 @@
 import type { RunEvent } from '../records.js';
 import type { ServiceSettings } from '../service-options.js';
 import { type Answered, fallsBack, runsToTry } from './fallback.js';
-import { callFailure, callSignal, type ModelAnswer } from './model-call.js';
+import { callFailure, type ModelAnswer, runCallAbort } from './model-call.js';
 import type { PreparedRun } from './prepare.js';
 import { observedModel } from './run-observer.js';
 import { streamAnswer } from './stream-call.js';
@@ -33,11 +33,10 @@ export async function* streamWithFallback(
   let current = runs.next().value as PreparedRun;
   for (;;) {
     const started = performance.now();
-    const timeout = AbortSignal.timeout(settings.providerTimeoutMs);
+    const abort = runCallAbort(settings, current, signal, stopped);
     let emitted = false;
     try {
-      const abortSignal = AbortSignal.any([stopped, callSignal(timeout, signal, current.lease)]);
-      const answers = streamAnswer(settings, current, abortSignal, { signal, span });
+      const answers = streamAnswer(settings, current, abort.signal, { signal, span });
       try {
         for (let step = await answers.next(); ; step = await answers.next()) {
           if (step.done) return { run: current, answer: step.value, providerMs: performance.now() - started };
@@ -49,7 +48,7 @@ export async function* streamWithFallback(
         await answers.return(undefined as never);
       }
     } catch (error) {
-      const failed = callFailure(error, timeout, signal, current);
+      const failed = callFailure(error, abort.timedOut, signal, current);
       const providerMs = performance.now() - started;
       const next = !emitted && fallsBack(failed) ? runs.next() : undefined;
       if (!next || next.done) {
@@ -58,6 +57,9 @@ export async function* streamWithFallback(
       }
       settings.observer.failed(observedModel(current), failed, providerMs);
       current = next.value;
+    } finally {
+      // The attempt is over: its timer and its listeners go with it.
+      abort.release();
     }
   }
 }

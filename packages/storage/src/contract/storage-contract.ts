@@ -135,6 +135,17 @@ function sessionMessageCases(): ContractCases {
       assert.deepStrictEqual(await store.readMessages(ref), [...turn(1), ...turn(2)]);
     },
 
+    'messages are copies: changing one written or read changes nothing stored': async (store) => {
+      const ref: SessionRef = { accountId: unique('acct'), agentId: unique('agt'), sessionId: unique('ses') };
+      const written = turn(1);
+      await store.appendMessages(ref, written);
+      written[0]!.content = 'changed after append';
+      const read = await store.readMessages(ref);
+      read[1]!.content = 'changed after read';
+      read.pop();
+      assert.deepStrictEqual(await store.readMessages(ref), turn(1));
+    },
+
     'last N reads only the newest N messages, oldest first': async (store) => {
       const ref: SessionRef = { accountId: unique('acct'), agentId: unique('agt'), sessionId: unique('ses') };
       for (let i = 0; i < 30; i++) await store.appendMessages(ref, turn(i));
