@@ -1,4 +1,4 @@
-import { createHash, timingSafeEqual } from 'node:crypto';
+import { hash, timingSafeEqual } from 'node:crypto';
 import { API_KEY_SCOPES, type ApiKeyScope, type ApiKeyService } from '@agenthost/core';
 
 /** Who a request acts for, once its key is accepted, and what it may do (every scope when absent). */
@@ -20,7 +20,8 @@ export interface ApiKeyEntry {
   scopes?: readonly ApiKeyScope[];
 }
 
-const digest = (s: string) => createHash('sha256').update(s, 'utf8').digest();
+/** SHA-256 of the key's UTF-8 bytes; the one-shot `hash` makes no Hash object per request. */
+const digest = (s: string) => hash('sha256', s, 'buffer');
 
 /**
  * A {@link KeyResolver} over a fixed list of keys. Keys are held only as SHA-256 digests and every

@@ -1,8 +1,10 @@
 import { randomBytes } from 'node:crypto';
-import { checkSecret, keyedHash } from '@agenthost/core';
+import { checkSecret } from '@agenthost/core';
 import type { Request, RequestHandler, Response } from 'express';
 import { ipKeyGenerator, rateLimit, type Store } from 'express-rate-limit';
 import { refusal, serialize } from './envelope.js';
+import { limiterKeyNames } from './limiter-key.js';
+import type { RequestState } from './request-state.js';
 
 /** One limit: at most `limit` requests per `windowMs`. */
 export interface Limit {
@@ -52,7 +54,7 @@ function check(name: string, limit: Limit): void {
 function limiter(
   name: 'key' | 'auth',
   limit: Limit,
-  key: (req: Request) => string,
+  key: (req: Request, res: Response) => string,
   message: string,
   store: RateLimitOptions['store'],
 ): RequestHandler {
@@ -104,6 +106,9 @@ export function perKeyLimiter(options: RateLimitOptions): RequestHandler | undef
   // Counters in this process's memory are named for this process only: any secret will do.
   const secret = options.keySecret ?? randomBytes(32).toString('base64url');
   checkSecret(secret, 'createAgentRouter: rateLimit.keySecret');
-  const key = (req: Request) => `key:${keyedHash(secret, 'rate-limit', req.get('x-api-key') ?? '')}`;
+  const name = limiterKeyNames(secret);
+  // The limiter runs after the key check: a request with an account has a key worth remembering.
+  const key = (req: Request, res: Response) =>
+    name(req.get('x-api-key') ?? '', (res.locals.agenthost as RequestState | undefined)?.accountId !== undefined);
   return limiter('key', options.perKey, key, 'Rate limit reached for this API key; retry later', options.store);
 }

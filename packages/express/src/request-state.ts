@@ -58,9 +58,14 @@ export function requestDetails(res: Response): {
   };
 }
 
-/** Sends `response` as JSON, indented when the query asks for `pretty=true`. */
+/**
+ * Sends `response` as JSON, indented when the query asks for `pretty=true`. Written with `res.end`
+ * rather than `res.send`: every answer is `no-store`, so the ETag `res.send` would hash out of each
+ * body could never serve a conditional request.
+ */
 export function send(req: Request, res: Response, response: ApiResponse): void {
+  const body = serialize(response.body, req.query?.pretty === 'true');
   res.status(response.status).set('Content-Type', JSON_TYPE);
   if (response.headers) res.set(response.headers);
-  res.send(serialize(response.body, req.query?.pretty === 'true'));
+  res.set('Content-Length', String(Buffer.byteLength(body, 'utf8'))).end(body, 'utf8');
 }

@@ -47,7 +47,8 @@ function lastResort(error: unknown, _req: express.Request, res: express.Response
 }
 
 /**
- * The standalone app around a host's router: the API at `/api/v1` and `/api`, health and metrics at
+ * The standalone app around a host's router (given without its in-flight count: the app counts every
+ * request once, first): the API at `/api/v1` and `/api`, health and metrics at
  * the root, the reference page at `/docs`, the playground at `/playground` (when given), a page at `/`
  * pointing to both, and envelopes for everything else.
  */
@@ -64,8 +65,9 @@ export function createHostApp(parts: {
   app.set('trust proxy', parts.trustProxy);
   app.use(hostRequired, parts.track);
   if (parts.requestLog) app.use(parts.requestLog);
-  app.use(parts.operational);
+  // The API first: its requests pass no other router. Under it, the router answers every path itself.
   app.use(['/api/v1', '/api'], parts.router);
+  app.use(parts.operational);
   // The interactive API reference, over the document the router serves.
   mountReferencePage(app, '/api/v1/openapi.json');
   if (parts.playground) app.use(PLAYGROUND_PATH, parts.playground);

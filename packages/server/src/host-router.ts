@@ -83,12 +83,8 @@ function rateLimitFor(config: ServerConfig, resources: HostResources): RateLimit
   };
 }
 
-/**
- * The host's router: the whole API with its keys, rate limits, idempotency, metrics and tracing, plus
- * `/healthz`, `/readyz` and `/metrics`, counted for a graceful shutdown. It works mounted in an app
- * that parses JSON bodies itself.
- */
-export function createHostRouter(parts: {
+/** What the host's routers are made of. */
+export interface HostRouterParts {
   config: ServerConfig;
   resources: HostResources;
   inFlight: InFlight;
@@ -97,10 +93,15 @@ export function createHostRouter(parts: {
   logger: ErrorLogger;
   secrets: readonly string[];
   metrics: AgentMetrics | undefined;
-}): express.Router {
-  const { config, resources } = parts;
-  const router = express.Router();
-  router.use(parts.inFlight.track);
+}
+
+/** CORS (when origins are configured), the operational routes, the refusal once closed, then the API. */
+function withApi(
+  router: express.Router,
+  parts: HostRouterParts,
+  api: ReturnType<typeof createAgentRouter>,
+): express.Router {
+  const { config } = parts;
   // CORS is off unless origins are configured: then only those origins' browsers may call the API.
   if (config.corsOrigins.length)
     router.use(
@@ -108,6 +109,20 @@ export function createHostRouter(parts: {
     );
   router.use(parts.operational);
   router.use(refuseWhenClosed(parts.closed));
+  // The error handler answers the refusals of an app's own body parser with envelopes too.
+  router.use(api, api.errorHandler);
+  return router;
+}
+
+/**
+ * The host's routers, over one API (so one set of rate-limit counters, idempotency claims and
+ * metrics): `router`, the whole API with its keys, rate limits, idempotency, metrics and tracing, plus
+ * `/healthz`, `/readyz` and `/metrics`, counted for a graceful shutdown, which works mounted in an app
+ * that parses JSON bodies itself; and `untracked`, the same without the count, for the standalone app,
+ * which counts every request once before its own routes.
+ */
+export function createHostRouters(parts: HostRouterParts): { router: express.Router; untracked: express.Router } {
+  const { config, resources } = parts;
   const api = createAgentRouter(resources.service, {
     resolveKey: resources.resolveKey,
     bodyLimit: config.bodyLimit,
@@ -120,7 +135,7 @@ export function createHostRouter(parts: {
     // Kept in the store, claimed under the shared locks: a retry that reaches another server is answered the same.
     idempotency: { store: resources.store.store, locks: resources.store.locks },
   });
-  // The error handler answers the refusals of an app's own body parser with envelopes too.
-  router.use(api, api.errorHandler);
-  return router;
+  const router = express.Router();
+  router.use(parts.inFlight.track);
+  return { router: withApi(router, parts, api), untracked: withApi(express.Router(), parts, api) };
 }

@@ -8,7 +8,7 @@ import type { Logger } from 'pino';
 import { type KeyEntry, loadConfig, type ServerConfig } from './config.js';
 import { createHostApp } from './host-app.js';
 import { openHostResources } from './host-resources.js';
-import { createHostRouter, operationalRoutes } from './host-router.js';
+import { createHostRouters, operationalRoutes } from './host-router.js';
 import { inFlight } from './in-flight.js';
 import { createLogger, requestLogger } from './logging.js';
 import { type AgentHostOptions, optionsToEnv } from './options.js';
@@ -115,7 +115,7 @@ export async function buildHost(config: ServerConfig, extras: AgentHostExtras = 
   let closed = false;
   const requests = inFlight();
   const operational = operationalRoutes(config, resources, () => draining);
-  const router = createHostRouter({
+  const { router, untracked } = createHostRouters({
     config,
     resources,
     inFlight: requests,
@@ -129,7 +129,7 @@ export async function buildHost(config: ServerConfig, extras: AgentHostExtras = 
   const playground = config.playground ? playgroundRouter() : undefined;
   const app = createHostApp({
     playground,
-    router,
+    router: untracked,
     operational,
     track: requests.track,
     trustProxy: config.trustProxy,

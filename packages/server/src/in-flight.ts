@@ -16,7 +16,7 @@ export function inFlight(): InFlight {
   const running = new Set<Response>();
   let idle: (() => void) | undefined;
   const track: RequestHandler = function agentHostInFlight(_req, res, next) {
-    // A request passing a host's router twice (the standalone app and its router) is counted once.
+    // A request passing the tracker twice (an app that counts and mounts a host's router) is counted once.
     if (!running.has(res)) {
       running.add(res);
       res.once('close', () => {

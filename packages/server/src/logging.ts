@@ -40,6 +40,9 @@ export function createLogger(options: { level: string; pretty: boolean; destinat
   return options.destination ? pino(base, options.destination as never) : pino(base);
 }
 
+/** A request's log line (`res`, `responseTime`, `err`) with what the router knows of the request. */
+const withDetails = (res: ServerResponse, line: object) => ({ ...requestDetails(res as Response), ...line });
+
 /**
  * One log line per request (pino-http): request id (the client's `x-request-id` when safe, else a new
  * one; the API echoes it), method, path, account, status and latency, and for runs the model, tool
@@ -52,7 +55,11 @@ export function requestLogger(logger: Logger) {
       const given = req.headers['x-request-id'];
       return typeof given === 'string' && REQUEST_ID.test(given) ? given : randomUUID();
     },
-    customProps: (_req: IncomingMessage, res: ServerResponse) => requestDetails(res as Response),
+    // The router's details go into the line's own fields: `customProps` would make a child logger (and
+    // stringify its bindings) for every request and again for every response, for the same line.
+    customSuccessObject: (_req: IncomingMessage, res: ServerResponse, line: object) => withDetails(res, line),
+    customErrorObject: (_req: IncomingMessage, res: ServerResponse, _error: Error, line: object) =>
+      withDetails(res, line),
     serializers: {
       req: (req: {
         id: string;

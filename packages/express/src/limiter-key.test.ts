@@ -1,0 +1,54 @@
+import { createHmac } from 'node:crypto';
+import { beforeEach, describe, expect, test, vi } from 'vitest';
+
+const calls = vi.hoisted(() => ({ count: 0 }));
+vi.mock('@agenthost/core', async (original) => {
+  const core = await original<typeof import('@agenthost/core')>();
+  return {
+    ...core,
+    keyedHash: (...args: Parameters<typeof core.keyedHash>) => {
+      calls.count++;
+      return core.keyedHash(...args);
+    },
+  };
+});
+
+const { limiterKeyNames } = await import('./limiter-key.js');
+
+const SECRET = 'a-deployment-secret-of-32-chars!';
+const named = (key: string) => `key:${createHmac('sha256', SECRET).update(`rate-limit:${key}`).digest('base64url')}`;
+
+describe('limiterKeyNames', () => {
+  beforeEach(() => {
+    calls.count = 0;
+  });
+
+  test("names a key by its keyed hash, and hashes a remembered key's name only once", () => {
+    const name = limiterKeyNames(SECRET);
+    expect([name('key-a', true), name('key-a', true), name('key-b', true)]).toStrictEqual([
+      named('key-a'),
+      named('key-a'),
+      named('key-b'),
+    ]);
+    expect(calls.count).toBe(2);
+  });
+
+  test('a key not to remember is hashed every time, and never fills the memory', () => {
+    const name = limiterKeyNames(SECRET, 2);
+    expect([name('guess', false), name('guess', false)]).toStrictEqual([named('guess'), named('guess')]);
+    expect(calls.count).toBe(2);
+  });
+
+  test('past its size, the least recently used key is forgotten and hashed again', () => {
+    const name = limiterKeyNames(SECRET, 2);
+    name('key-a', true);
+    name('key-b', true);
+    name('key-a', true); // key-a is now the most recently used
+    name('key-c', true); // forgets key-b
+    expect(calls.count).toBe(3);
+    expect([name('key-a', true), name('key-c', true)]).toStrictEqual([named('key-a'), named('key-c')]);
+    expect(calls.count).toBe(3);
+    expect(name('key-b', true)).toBe(named('key-b'));
+    expect(calls.count).toBe(4);
+  });
+});
