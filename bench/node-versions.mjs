@@ -19,10 +19,11 @@
 //   node bench/node-versions.mjs              # or: pnpm bench:node
 //   BENCH_SECONDS=10 node bench/node-versions.mjs
 
-import { execFileSync, spawn } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import autocannon from 'autocannon';
+import { BenchError, nodeVersion, resolveNode } from './run-route/processes.mjs';
 
 const SERVER = fileURLToPath(new URL('../packages/server/dist/bin.js', import.meta.url));
 const API_KEY = 'bench-key-0123456789abcdef';
@@ -50,7 +51,8 @@ const SCENARIOS = [
   },
 ];
 
-class StartError extends Error {}
+/** A benchmark that cannot go on: reported in one line, without a stack. */
+const StartError = BenchError;
 
 function parseSeconds(value, fallback) {
   if (value === undefined || value.trim() === '') return fallback;
@@ -60,31 +62,6 @@ function parseSeconds(value, fallback) {
     process.exit(2);
   }
   return n;
-}
-
-function resolveNode(major) {
-  const npx = process.platform === 'win32' ? 'npx.cmd' : 'npx';
-  let out;
-  try {
-    out = execFileSync(npx, ['-y', `node@${major}`, '-p', 'process.execPath'], {
-      encoding: 'utf8',
-      stdio: ['ignore', 'pipe', 'pipe'],
-      shell: process.platform === 'win32',
-      timeout: 300_000,
-    });
-  } catch (error) {
-    throw new StartError(
-      `could not get Node ${major} with "npx -y node@${major}": ${error.stderr?.toString().trim() || error.message}`,
-    );
-  }
-  const bin = out.trim().split(/\r?\n/).at(-1)?.trim();
-  if (!bin || !existsSync(bin))
-    throw new StartError(`"npx -y node@24 -p process.execPath" printed no usable path: ${JSON.stringify(out)}`);
-  return bin;
-}
-
-function nodeVersion(bin) {
-  return execFileSync(bin, ['-p', 'process.version'], { encoding: 'utf8' }).trim();
 }
 
 /** Starts the server with `bin`; resolves with the child process and its base URL. */
