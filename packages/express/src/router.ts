@@ -12,6 +12,7 @@ import { requestContext } from './request-context.js';
 import { registerRoutes, routeNotFound } from './route-registration.js';
 import { ROUTES } from './routes.js';
 import { tracing } from './tracing-middleware.js';
+import { yieldToLoop } from './yield-to-loop.js';
 
 export { MAX_JSON_DEPTH } from './body-parsing.js';
 export type { ErrorLogger } from './error-handler.js';
@@ -79,7 +80,7 @@ function checked(service: AgentService, options: AgentRouterOptions): void {
  * Every request needs a valid `x-api-key`; every answer, errors and unknown routes under the mount
  * point included, is a JSON envelope. Unexpected errors answer a generic 500 and are logged once with
  * the request id, which is also sent back in `x-request-id`. The routes are the route table's
- * (`routes.ts`); the middlewares run in this order: metrics, request context, the public route,
+ * (`routes.ts`); the middlewares run in this order: metrics, a turn of the event loop (`yieldToLoop`), request context, the public route,
  * tracing, the key check, the per-key rate limit, body parsing, the API's routes, 404, errors.
  *
  * @throws TypeError at creation when `service` or `resolveKey` is missing.
@@ -96,6 +97,7 @@ export function createAgentRouter(service: AgentService, options: AgentRouterOpt
 
   const router = express.Router({ caseSensitive: true, strict: false });
   if (options.metrics) router.use(options.metrics.requests);
+  router.use(yieldToLoop);
   router.use(requestContext);
   registerRoutes(
     router,
