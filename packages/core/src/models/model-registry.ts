@@ -1,6 +1,6 @@
 import { createProviderRegistry } from 'ai';
 import type { ChatModel, ModelInfo, ModelProvider } from '../ports/model-provider.js';
-import { catalogEntry } from './catalog.js';
+import { currentCatalogEntry } from './catalog.js';
 import { type NamedProvider, PROVIDER_NAME } from './providers.js';
 
 const SEPARATOR = '/';
@@ -66,12 +66,12 @@ export function modelRegistry(providers: readonly NamedProvider[]): ModelProvide
       const found = resolve(name);
       if (!found) return undefined;
       const full = `${found.provider.name}${SEPARATOR}${found.id}`;
-      const entry = found.provider.catalog ? catalogEntry(found.provider.catalog, found.id) : undefined;
+      const entry = found.provider.catalog ? currentCatalogEntry(found.provider.catalog, found.id) : undefined;
       return {
         name: full,
         provider: found.provider.name,
         ...(entry?.context_window !== undefined && { context_window: entry.context_window }),
-        ...(entry?.price && { price: entry.price }),
+        ...(entry?.price && { price: { ...entry.price } }),
         ...(found.provider.input && { input: found.provider.input }),
       };
     },
