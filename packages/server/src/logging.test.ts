@@ -18,7 +18,13 @@ test('one JSON log line per request, with the request id the client saw; no key 
   ).body.data.agent_id;
   const run = await fetch(`${server.url}/agents/${agentId}/run`, {
     method: 'POST',
-    headers: { 'x-api-key': KEY, 'content-type': 'application/json', 'x-request-id': 'req-from-client-1' },
+    headers: {
+      'x-api-key': KEY,
+      'content-type': 'application/json',
+      'x-request-id': 'req-from-client-1',
+      authorization: 'Bearer a-bearer-secret-42',
+      cookie: 'session=a-cookie-secret-42',
+    },
     body: JSON.stringify({ input: 'my secret input text' }),
   });
   expect(run.headers.get('x-request-id')).toBe('req-from-client-1');
@@ -39,14 +45,27 @@ test('one JSON log line per request, with the request id the client saw; no key 
     account: 'acme',
     run: { model: 'echo', tool_used: null, tools_used: [], tokens: { prompt: 13, completion: 6, total: 19 } },
     res: { statusCode: 200 },
-    req: { method: 'POST', url: `/api/v1/agents/${agentId}/run`, headers: { 'x-api-key': '[redacted]' } },
+  });
+  expect(runLine!.req).toStrictEqual({
+    method: 'POST',
+    url: `/api/v1/agents/${agentId}/run`,
+    remoteAddress: '127.0.0.1',
+    headers: { 'user-agent': 'node', 'x-api-key': '[redacted]', authorization: '[redacted]', cookie: '[redacted]' },
   });
   expect(typeof runLine!.responseTime).toBe('number');
   const deniedLine = lines.find((l) => l.request_id === denied.headers.get('x-request-id'));
   expect(deniedLine).toMatchObject({ msg: 'GET /api/v1/agents 401', res: { statusCode: 401 } });
   expect(deniedLine!.account).toBeUndefined();
   const all = server.stderr();
-  for (const secret of [KEY, 'a-wrong-key-0123456789', 'my secret input text', 'Echo: my secret'])
+  expect(deniedLine!.req.headers).toStrictEqual({ 'user-agent': 'node', 'x-api-key': '[redacted]' });
+  for (const secret of [
+    KEY,
+    'a-wrong-key-0123456789',
+    'my secret input text',
+    'Echo: my secret',
+    'a-bearer-secret-42',
+    'a-cookie-secret-42',
+  ])
     expect(all).not.toContain(secret);
 }, 30_000);
 

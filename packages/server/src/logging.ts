@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { redactSecrets } from '@agenthost/core';
+import { REDACTED, redactSecrets } from '@agenthost/core';
 import { type ErrorLogger, requestDetails } from '@agenthost/express';
 import type { Response } from 'express';
 import { type Logger, pino } from 'pino';
@@ -12,14 +12,6 @@ const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 const path = (req: IncomingMessage) =>
   ((req as IncomingMessage & { originalUrl?: string }).originalUrl ?? req.url ?? '').split('?')[0];
 
-/** The paths that must never reach a log: keys, credentials, cookies. */
-export const REDACTED = [
-  'req.headers["x-api-key"]',
-  'req.headers.authorization',
-  'req.headers.cookie',
-  'res.headers["set-cookie"]',
-];
-
 /**
  * `err` fields: the router logs errors already described and redacted, as plain objects, which pino's
  * error serializer would take for errors (adding `type` and an empty `stack`); real errors still get it.
@@ -28,7 +20,7 @@ const serializers = { err: (value: unknown) => (value instanceof Error ? pino.st
 
 /** The server's logger: JSON lines, or readable lines when `pretty` (a terminal). */
 export function createLogger(options: { level: string; pretty: boolean; destination?: NodeJS.WritableStream }): Logger {
-  const base = { level: options.level, redact: { paths: REDACTED, censor: '[redacted]' }, serializers };
+  const base = { level: options.level, serializers };
   if (options.pretty)
     return pino({
       ...base,
@@ -73,9 +65,10 @@ export function requestLogger(logger: Logger) {
         remoteAddress: req.remoteAddress,
         headers: {
           'user-agent': req.headers['user-agent'],
-          'x-api-key': req.headers['x-api-key'],
-          authorization: req.headers.authorization,
-          cookie: req.headers.cookie,
+          // Keys, credentials and cookies never reach a log: only whether the request sent them.
+          'x-api-key': req.headers['x-api-key'] === undefined ? undefined : REDACTED,
+          authorization: req.headers.authorization === undefined ? undefined : REDACTED,
+          cookie: req.headers.cookie === undefined ? undefined : REDACTED,
         },
       }),
       res: (res: { statusCode: number }) => ({ statusCode: res.statusCode }),
