@@ -38,7 +38,8 @@
 // --conversations 5000 (in-process, per round), --only floor,mounted,standalone,inprocess,
 // --store memory, --servers 1, --idempotency-keys (send a fresh Idempotency-Key with every run),
 // --floor-telemetry on|off (the floor's `generateText` with the SDK's defaults, or its telemetry off,
-// as agenthost's), --features (the standalone server as shipped against itself with its request logs,
+// as agenthost's), --floor-yield (the floor goes on with each request on the event loop's next turn, as
+// agenthost's router does), --features (the standalone server as shipped against itself with its request logs,
 // its metrics, its rate limits, and all three turned off, and the mounted router), --profile <dir>.
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
@@ -90,6 +91,7 @@ function parseOptions() {
       servers: { type: 'string', default: '1' },
       'idempotency-keys': { type: 'boolean', default: false },
       'floor-telemetry': { type: 'string', default: 'on' },
+      'floor-yield': { type: 'boolean', default: false },
       features: { type: 'boolean', default: false },
       profile: { type: 'string' },
     },
@@ -113,6 +115,7 @@ function parseOptions() {
     servers: whole('servers'),
     idempotencyKeys: values['idempotency-keys'],
     floorTelemetry: values['floor-telemetry'] !== 'off',
+    floorYield: values['floor-yield'],
     features: values.features,
     profile: values.profile,
   };
@@ -234,7 +237,12 @@ function report(node, { http, inProcess }, options) {
 
 async function main() {
   const options = parseOptions();
-  if (!options.floorTelemetry) LABELS.floor = 'floor: Express + generateText (SDK telemetry off)';
+  const floorSettings = [
+    !options.floorTelemetry && 'SDK telemetry off',
+    options.floorYield && 'a turn of the loop first',
+  ];
+  if (floorSettings.some(Boolean))
+    LABELS.floor = `floor: Express + generateText (${floorSettings.filter(Boolean).join(', ')})`;
   const server = fileURLToPath(new URL('../packages/server/dist/bin.js', import.meta.url));
   if (!existsSync(server)) throw new BenchError(`${server} not found; run "pnpm build" first`);
   options.home = mkdtempSync(join(tmpdir(), 'agenthost-run-route-'));

@@ -102,13 +102,18 @@ async function standaloneCase(name, node, options, namespace, processName) {
   return { processes, targets: processes.map((p) => ({ url: p.match[1], agentId, apiKey: API_KEY })) };
 }
 
+/** The floor's settings, as floor-app.mjs takes them. */
+function floorArgs(options) {
+  return [...(options.floorTelemetry ? [] : ['telemetry-off']), ...(options.floorYield ? ['yield'] : [])];
+}
+
 /** The floor or the mounted router, started with its own script. */
 async function appCase(name, node, options, namespace, processName) {
   const app = await startProcess({
     bin: node.bin,
     nodeArgs: profileArgs(options, processName),
     script: script(name === 'floor' ? './floor-app.mjs' : './mounted-app.mjs'),
-    args: name !== 'floor' ? [API_KEY, options.store, namespace] : options.floorTelemetry ? [] : ['telemetry-off'],
+    args: name !== 'floor' ? [API_KEY, options.store, namespace] : floorArgs(options),
     env: cleanEnv(),
     logFile: join(options.home, `${processName}.log`),
     ready: APP_READY,

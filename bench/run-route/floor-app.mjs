@@ -6,16 +6,18 @@
 //
 // No keys, validation, limits, locks, copies or logs. `generateText` runs with the SDK's defaults, or
 // with its telemetry off (as agenthost calls it when its own telemetry is off) when started with
-// `telemetry-off`. Started by bench/run-route.mjs; prints `listening on <url> agent <id>` once it
+// `telemetry-off`; with `yield`, it goes on with each request on the event loop's next turn
+// (`setImmediate`), as agenthost's router does. Started by bench/run-route.mjs; prints `listening on <url> agent <id>` once it
 // listens on a free loopback port, and exits on SIGTERM.
 //
-//   node bench/run-route/floor-app.mjs [telemetry-off]
+//   node bench/run-route/floor-app.mjs [telemetry-off] [yield]
 import { randomUUID } from 'node:crypto';
 import { INSTRUCTION } from './conversation.mjs';
 import { ai, express, MOCK_MODEL_NAME, mockModel } from './deps.mjs';
 
 const model = mockModel();
-const settings = process.argv[2] === 'telemetry-off' ? { telemetry: { isEnabled: false } } : {};
+const flags = new Set(process.argv.slice(2));
+const settings = flags.has('telemetry-off') ? { telemetry: { isEnabled: false } } : {};
 const agentId = `agt_${randomUUID()}`;
 const now = new Date().toISOString();
 const config = {
@@ -46,6 +48,7 @@ const agents = new Map([[agentId, record]]);
 const sessions = new Map();
 
 const app = express();
+if (flags.has('yield')) app.use((_req, _res, next) => setImmediate(next));
 app.use(express.json());
 
 app.post('/agents/:agentId/run', async function floorRun(req, res) {
