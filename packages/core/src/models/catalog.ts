@@ -1,16 +1,4 @@
-import { createRequire } from 'node:module';
-import type { ModelInfo as CatalogModel, ModelPrice } from '@pydantic/genai-prices';
-
-type Catalog = typeof import('@pydantic/genai-prices');
-let loaded: Catalog | undefined;
-/**
- * The catalog, loaded on first use (its tables take about 12 MB): a server whose providers have no
- * catalog (the `echo` model, an app's own models) never loads it.
- */
-const catalog = (): Catalog => {
-  loaded ??= createRequire(import.meta.url)('@pydantic/genai-prices') as Catalog;
-  return loaded;
-};
+import { type ModelInfo as CatalogModel, calcPrice, findProvider, type ModelPrice } from '@pydantic/genai-prices';
 
 /** What the catalog says of one model: its id there, context window and list prices now. */
 export interface CatalogEntry {
@@ -49,7 +37,7 @@ function entry(model: CatalogModel, prices: ModelPrice | undefined): CatalogEntr
 
 /** The catalog's provider id for a name, only when it is that exact id (the catalog matches names loosely). */
 export function catalogProvider(name: string): string | undefined {
-  return catalog().findProvider({ providerId: name })?.id === name ? name : undefined;
+  return findProvider({ providerId: name })?.id === name ? name : undefined;
 }
 
 const listed = new Map<string, readonly string[]>();
@@ -70,9 +58,7 @@ export function catalogModels(providerId: string): readonly string[] {
       !NOT_A_MODEL.test(m.id) &&
       !retired?.test(m.id);
     ids = Object.freeze(
-      (catalogProvider(providerId) ? (catalog().findProvider({ providerId })?.models ?? []) : [])
-        .filter(usable)
-        .map((m) => m.id),
+      (catalogProvider(providerId) ? (findProvider({ providerId })?.models ?? []) : []).filter(usable).map((m) => m.id),
     );
     listed.set(providerId, ids);
   }
@@ -85,29 +71,30 @@ export function catalogModels(providerId: string): readonly string[] {
  * prices are those in force at that time (some change by date, or by time of day).
  */
 export function catalogEntry(providerId: string, modelId: string, at: Date = new Date()): CatalogEntry | undefined {
-  const found = catalog().calcPrice({ input_tokens: 0, output_tokens: 0 }, modelId, { providerId, timestamp: at });
+  const found = calcPrice({ input_tokens: 0, output_tokens: 0 }, modelId, { providerId, timestamp: at });
   return found ? entry(found.model, found.model_price) : undefined;
 }
 
-/** How long a looked-up entry is used again: prices change by date or time of day, not by the second. */
-const ENTRY_TTL_MS = 60_000;
+/** Entries are looked up again each minute: prices change by date or time of day, on whole minutes. */
+const MINUTE_MS = 60_000;
 /** At most this many looked-up entries are kept (ids of an endpoint that takes any id come from clients). */
 const MAX_KEPT_ENTRIES = 1_000;
-const kept = new Map<string, { entry: CatalogEntry | undefined; until: number }>();
+const kept = new Map<string, { entry: Readonly<CatalogEntry> | undefined; until: number }>();
 
 /**
- * {@link catalogEntry} now, looked up at most once a minute per model: a lookup scans the provider's
- * models (about 20 µs), and every run asks for its model's context window. The entry is frozen: every
- * caller gets the same one.
+ * {@link catalogEntry} now, looked up at most once per model and clock minute (a price that changes at
+ * a minute's start is in force from it): a lookup scans the provider's models (about 20 µs), and every
+ * run asks for its model's context window and prices. The entry is frozen: every caller gets the same one.
  */
-export function currentCatalogEntry(providerId: string, modelId: string): CatalogEntry | undefined {
+export function currentCatalogEntry(providerId: string, modelId: string): Readonly<CatalogEntry> | undefined {
   const key = `${providerId}\n${modelId}`;
   const now = Date.now();
   const hit = kept.get(key);
-  if (hit && hit.until > now) return hit.entry;
+  // Within the minute it was looked up in (a clock set back looks it up again).
+  if (hit && now < hit.until && now >= hit.until - MINUTE_MS) return hit.entry;
   if (kept.size >= MAX_KEPT_ENTRIES) kept.clear();
   const found = catalogEntry(providerId, modelId, new Date(now));
   const entry = found && Object.freeze({ ...found, ...(found.price && { price: Object.freeze(found.price) }) });
-  kept.set(key, { entry, until: now + ENTRY_TTL_MS });
+  kept.set(key, { entry, until: (Math.floor(now / MINUTE_MS) + 1) * MINUTE_MS });
   return entry;
 }

@@ -98,6 +98,17 @@ describe('modelRegistry: listings and what it knows', () => {
     );
   });
 
+  test('hands each caller its own model info: changing one changes nothing the next run reads', () => {
+    const models = registry();
+    const info = models.modelInfo!('anthropic/claude-sonnet-4-5')!;
+    info.price!.input_per_mtok = 0;
+    info.context_window = 1;
+    expect(models.modelInfo!('anthropic/claude-sonnet-4-5')).toMatchObject({
+      context_window: 200_000,
+      price: { input_per_mtok: 3, output_per_mtok: 15 },
+    });
+  });
+
   test('says what the catalog knows of a model, under its provider’s name', () => {
     const models = registry();
     expect(models.modelInfo!('anthropic/claude-sonnet-4-5')).toStrictEqual({
