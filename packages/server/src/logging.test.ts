@@ -1,6 +1,7 @@
+import { PassThrough } from 'node:stream';
 import { type FakeOpenAIServer, startFakeOpenAIServer } from '@agenthost/core/test';
 import { afterEach, expect, test } from 'vitest';
-import { storageErrorLog } from './logging.js';
+import { createLogger, storageErrorLog } from './logging.js';
 import { api, killAll, startServer } from './test-process.js';
 
 let fake: FakeOpenAIServer | undefined;
@@ -179,4 +180,22 @@ test('a storage connection error is logged with its secrets redacted', () => {
     ],
     [{ err: 'Bearer [redacted] [redacted]' }, 'Storage connection error'],
   ]);
+});
+
+test('the logger redacts keys, credentials and cookies on any line that holds a request', async () => {
+  const out = new PassThrough();
+  let text = '';
+  out.on('data', (chunk) => {
+    text += chunk;
+  });
+  const logger = createLogger({ level: 'info', pretty: false, destination: out });
+  logger.info(
+    { req: { headers: { 'x-api-key': 'k-secret-1', authorization: 'Bearer t-secret-2', cookie: 'c-secret-3' } } },
+    'an app line',
+  );
+  logger.flush();
+  await new Promise((resolve) => setImmediate(resolve));
+  expect(JSON.parse(text).req).toStrictEqual({
+    headers: { 'x-api-key': '[redacted]', authorization: '[redacted]', cookie: '[redacted]' },
+  });
 });

@@ -12,6 +12,21 @@ const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 const path = (req: IncomingMessage) =>
   ((req as IncomingMessage & { originalUrl?: string }).originalUrl ?? req.url ?? '').split('?')[0];
 
+/** The paths that must never reach a log: keys, credentials, cookies (for any line, the request log's included). */
+export const REDACTED_PATHS = [
+  'req.headers["x-api-key"]',
+  'req.headers.authorization',
+  'req.headers.cookie',
+  'res.headers["set-cookie"]',
+];
+
+/** The headers of a request log line: its user agent, and the secret ones it sent as `[redacted]` only. */
+function loggedHeaders(headers: Record<string, unknown>): Record<string, unknown> {
+  const logged: Record<string, unknown> = { 'user-agent': headers['user-agent'] };
+  for (const name of ['x-api-key', 'authorization', 'cookie']) if (headers[name] !== undefined) logged[name] = REDACTED;
+  return logged;
+}
+
 /**
  * `err` fields: the router logs errors already described and redacted, as plain objects, which pino's
  * error serializer would take for errors (adding `type` and an empty `stack`); real errors still get it.
@@ -20,7 +35,7 @@ const serializers = { err: (value: unknown) => (value instanceof Error ? pino.st
 
 /** The server's logger: JSON lines, or readable lines when `pretty` (a terminal). */
 export function createLogger(options: { level: string; pretty: boolean; destination?: NodeJS.WritableStream }): Logger {
-  const base = { level: options.level, serializers };
+  const base = { level: options.level, redact: { paths: REDACTED_PATHS, censor: REDACTED }, serializers };
   if (options.pretty)
     return pino({
       ...base,
@@ -63,13 +78,8 @@ export function requestLogger(logger: Logger) {
         method: req.method,
         url: req.url,
         remoteAddress: req.remoteAddress,
-        headers: {
-          'user-agent': req.headers['user-agent'],
-          // Keys, credentials and cookies never reach a log: only whether the request sent them.
-          'x-api-key': req.headers['x-api-key'] === undefined ? undefined : REDACTED,
-          authorization: req.headers.authorization === undefined ? undefined : REDACTED,
-          cookie: req.headers.cookie === undefined ? undefined : REDACTED,
-        },
+        // Keys, credentials and cookies never reach the logger, whichever it is: only whether they were sent.
+        headers: loggedHeaders(req.headers),
       }),
       res: (res: { statusCode: number }) => ({ statusCode: res.statusCode }),
     },
