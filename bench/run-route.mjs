@@ -39,8 +39,9 @@
 // --store memory, --servers 1, --idempotency-keys (send a fresh Idempotency-Key with every run),
 // --floor-telemetry on|off (the floor's `generateText` with the SDK's defaults, or its telemetry off,
 // as agenthost's), --floor-yield (the floor goes on with each request on the event loop's next turn, as
-// agenthost's router does), --features (the standalone server as shipped against itself with its request logs,
-// its metrics, its rate limits, and all three turned off, and the mounted router), --profile <dir>.
+// agenthost's router does), --features (the standalone server as shipped against itself with its
+// request logs, its metrics, its rate limits, and all three turned off, and the mounted router),
+// --profile <dir>.
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';

@@ -7,8 +7,8 @@
 // No keys, validation, limits, locks, copies or logs. `generateText` runs with the SDK's defaults, or
 // with its telemetry off (as agenthost calls it when its own telemetry is off) when started with
 // `telemetry-off`; with `yield`, it goes on with each request on the event loop's next turn
-// (`setImmediate`), as agenthost's router does. Started by bench/run-route.mjs; prints `listening on <url> agent <id>` once it
-// listens on a free loopback port, and exits on SIGTERM.
+// (`setImmediate`), as agenthost's router does. Started by bench/run-route.mjs; prints
+// `listening on <url> agent <id>` once it listens on a free loopback port, and exits on SIGTERM.
 //
 //   node bench/run-route/floor-app.mjs [telemetry-off] [yield]
 import { randomUUID } from 'node:crypto';

@@ -80,8 +80,9 @@ function checked(service: AgentService, options: AgentRouterOptions): void {
  * Every request needs a valid `x-api-key`; every answer, errors and unknown routes under the mount
  * point included, is a JSON envelope. Unexpected errors answer a generic 500 and are logged once with
  * the request id, which is also sent back in `x-request-id`. The routes are the route table's
- * (`routes.ts`); the middlewares run in this order: metrics, a turn of the event loop (`yieldToLoop`), request context, the public route,
- * tracing, the key check, the per-key rate limit, body parsing, the API's routes, 404, errors.
+ * (`routes.ts`); the middlewares run in this order: metrics, a turn of the event loop (`yieldToLoop`),
+ * request context, the public route, tracing, the key check, the per-key rate limit, body parsing, the
+ * API's routes, 404, errors.
  *
  * @throws TypeError at creation when `service` or `resolveKey` is missing.
  */
