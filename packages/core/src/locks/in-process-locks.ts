@@ -1,5 +1,6 @@
 import { ConflictError } from '../errors/conflict-error.js';
 import type { AcquireOptions, Lease, LockProvider } from '../ports/lock-provider.js';
+import { NEVER_LOST } from './never-lost.js';
 
 /**
  * Locks within this process: first come, first served per key. Correct only when a single process
@@ -13,7 +14,7 @@ export function inProcessLocks(): LockProvider {
   function lease(key: string): Lease {
     let released = false;
     return {
-      signal: new AbortController().signal,
+      signal: NEVER_LOST,
       release: async () => {
         if (released) return;
         released = true;

@@ -3,6 +3,8 @@ import { APICallError, type LanguageModelV4StreamPart } from '@ai-sdk/provider';
 import { convertArrayToReadableStream, MockLanguageModelV4 } from 'ai/test';
 import { afterEach, beforeEach, describe, expect, test, vi } from 'vitest';
 import { AgentService } from '../agent-service.js';
+import { inProcessLocks } from '../locks/in-process-locks.js';
+import { NEVER_LOST } from '../locks/never-lost.js';
 import { mockModels } from '../testing/mock-models.js';
 import { sequentialIds, testClock } from '../testing/test-clock.js';
 import { callAbort } from './call-abort.js';
@@ -47,6 +49,20 @@ describe('callAbort', () => {
     abort.release();
     early.release();
     expect(vi.getTimerCount()).toBe(0);
+  });
+
+  test('does not listen to the signal of a lease that cannot be lost (in-process locks)', async () => {
+    const lease = await inProcessLocks().acquire('session', { waitMs: 0 });
+    expect(lease.signal).toBe(NEVER_LOST);
+    const listen = vi.spyOn(NEVER_LOST, 'addEventListener');
+    const caller = new AbortController();
+    const abort = callAbort(TIMEOUT_MS, [caller.signal, lease.signal]);
+    expect(listen).not.toHaveBeenCalled();
+    caller.abort(new Error('client left'));
+    expect([abort.signal.aborted, NEVER_LOST.aborted]).toStrictEqual([true, false]);
+    abort.release();
+    listen.mockRestore();
+    await lease.release();
   });
 
   test('release clears the timer and stops following the signals', () => {

@@ -1,3 +1,5 @@
+import { NEVER_LOST } from '../locks/never-lost.js';
+
 /**
  * What stops one model call: its provider timeout and the signals it follows (the caller's abort, the
  * session's lease, a closed stream). {@link CallAbort.release} clears the timer and removes the
@@ -27,7 +29,8 @@ export function callAbort(timeoutMs: number, follow: readonly (AbortSignal | und
   timer.unref?.();
   const followed: [AbortSignal, () => void][] = [];
   for (const source of follow) {
-    if (!source) continue;
+    // Listening to a signal that never aborts would only cost its listener (about 1 µs a call).
+    if (!source || source === NEVER_LOST) continue;
     if (source.aborted) {
       controller.abort(source.reason);
       break;
