@@ -44,6 +44,32 @@ describe('redisLocks', () => {
     await (await b.acquire('renewed', { waitMs: 500 })).release();
   });
 
+  test('waiters in one process queue in it: each asks Redis once, when the lock is handed to it', async () => {
+    const client = await redisClient();
+    clients.push(client);
+    let sets = 0;
+    const counted = {
+      set: (...args: Parameters<typeof client.set>) => {
+        sets++;
+        return client.set(...args);
+      },
+      eval: client.eval.bind(client),
+    } as never;
+    const locks = redisLocks(counted, { prefix });
+    const first = await locks.acquire('queued', { waitMs: 1000 });
+    const order: string[] = [];
+    const waiters = ['second', 'third'].map(async (name) => {
+      const lease = await locks.acquire('queued', { waitMs: 2000 });
+      order.push(name);
+      await lease.release();
+    });
+    await sleep(200);
+    expect(sets).toBe(1);
+    await first.release();
+    await Promise.all(waiters);
+    expect([sets, order]).toStrictEqual([3, ['second', 'third']]);
+  });
+
   test('a lease taken over behind its back aborts its signal', async () => {
     const { client, locks } = await make(300);
     const lease = await locks.acquire('stolen', { waitMs: 1000 });

@@ -8,10 +8,14 @@ import {
 } from '@agenthost/core';
 import type pg from 'pg';
 import { withDeadline } from '../deadline.js';
+import { pollDelay } from './poll-delay.js';
 
 /** Options of {@link postgresLocks}. */
 export interface PostgresLocksOptions {
-  /** Pause between attempts while waiting, in ms; jittered (default 25). */
+  /**
+   * Longest pause between attempts while waiting for a lock another process holds, in ms; pauses start
+   * at 1 ms and double up to it, jittered (default 25).
+   */
   pollMs?: number;
   /** Bound on each lock query, in ms (default 2 000). */
   commandTimeoutMs?: number;
@@ -158,13 +162,13 @@ export function postgresLocks(connect: () => Promise<pg.Client>, options: Postgr
       const inner = await local.acquire(key, { waitMs, ...(signal && { signal }) });
       let conn: Connection;
       try {
-        for (;;) {
+        for (let attempt = 0; ; attempt++) {
           signal?.throwIfAborted();
           conn = current ??= openConnection(connect, end);
           if ((await query(conn, TRY, key)) && !conn.dead) break;
           const left = deadline - Date.now();
           if (left <= 0) throw new ConflictError({ message: `Gave up waiting ${waitMs} ms for a lock` });
-          await sleep(Math.min(left, pollMs / 2 + Math.random() * pollMs));
+          await sleep(Math.min(left, pollDelay(attempt, pollMs)));
         }
       } catch (error) {
         await inner.release();

@@ -2,11 +2,13 @@ import { createHash, randomBytes } from 'node:crypto';
 import {
   type AcquireOptions,
   ConflictError,
+  inProcessLocks,
   type Lease,
   type LockProvider,
   StorageUnavailableError,
 } from '@agenthost/core';
 import { withDeadline } from '../deadline.js';
+import { pollDelay } from './poll-delay.js';
 
 /** The Redis commands the locks use; a node-redis v4/v5 client (`createClient()`) fits. */
 export interface RedisLockClient {
@@ -18,7 +20,10 @@ export interface RedisLockClient {
 export interface RedisLocksOptions {
   /** Lease length in ms; a held lease is renewed every third of it (default 15 000). */
   leaseMs?: number;
-  /** Pause between attempts while waiting, in ms; jittered (default 25). */
+  /**
+   * Longest pause between attempts while waiting for a lock another process holds, in ms; pauses start
+   * at 1 ms and double up to it, jittered (default 25).
+   */
   pollMs?: number;
   /** Prefix of the lock keys (default `agenthost:lock:`). */
   prefix?: string;
@@ -116,10 +121,31 @@ function holdLease(
   };
 }
 
+/** A Redis lease that also holds an in-process lock, released after it. */
+function withLocal(lease: Lease, local: Lease): Lease {
+  return {
+    signal: lease.signal,
+    get validUntil() {
+      return lease.validUntil;
+    },
+    release: async () => {
+      try {
+        await lease.release();
+      } finally {
+        await local.release();
+      }
+    },
+  };
+}
+
 /**
  * Locks shared by every process on one Redis: `SET key token NX PX lease`, released only by the
  * holder of the token (a Lua compare-and-delete), renewed while held. A renewal that finds the token
  * gone, or that cannot reach Redis until the lease has run out, aborts `Lease.signal`.
+ *
+ * An in-process lock comes first: waiters in this process queue for it and are handed it in turn the
+ * moment it is released, and only the first of them asks Redis; waiting for another process's lease
+ * polls, after 1 ms at first and up to `pollMs` apart.
  */
 export function redisLocks(
   client: RedisLockClient | (() => RedisLockClient),
@@ -143,18 +169,29 @@ export function redisLocks(
     }
   }
 
+  async function take(name: string, deadline: number, waitMs: number, signal?: AbortSignal): Promise<Lease> {
+    const key = prefix + createHash('sha256').update(name).digest('base64url');
+    const token = randomBytes(16).toString('hex');
+    for (let attempt = 0; ; attempt++) {
+      signal?.throwIfAborted();
+      const sentAt = Date.now();
+      if (await tryTake(key, token)) return holdLease(key, token, sentAt, leaseMs, command, release);
+      const left = deadline - Date.now();
+      if (left <= 0) throw new ConflictError({ message: `Gave up waiting ${waitMs} ms for a lock` });
+      await sleep(Math.min(left, pollDelay(attempt, pollMs)));
+    }
+  }
+
+  const local = inProcessLocks();
   return {
     async acquire(name: string, { waitMs, signal }: AcquireOptions): Promise<Lease> {
-      const key = prefix + createHash('sha256').update(name).digest('base64url');
-      const token = randomBytes(16).toString('hex');
       const deadline = Date.now() + waitMs;
-      for (;;) {
-        signal?.throwIfAborted();
-        const sentAt = Date.now();
-        if (await tryTake(key, token)) return holdLease(key, token, sentAt, leaseMs, command, release);
-        const left = deadline - Date.now();
-        if (left <= 0) throw new ConflictError({ message: `Gave up waiting ${waitMs} ms for a lock` });
-        await sleep(Math.min(left, pollMs / 2 + Math.random() * pollMs));
+      const inner = await local.acquire(name, { waitMs, ...(signal && { signal }) });
+      try {
+        return withLocal(await take(name, deadline, waitMs, signal), inner);
+      } catch (error) {
+        await inner.release();
+        throw error;
       }
     },
   };
