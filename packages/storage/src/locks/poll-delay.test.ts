@@ -4,7 +4,7 @@ import { pollDelay } from './poll-delay.js';
 test('starts at about 1 ms, doubles up to pollMs, and stays jittered within half either side', () => {
   const bounds = (attempt: number) => {
     const delays = Array.from({ length: 500 }, () => pollDelay(attempt, 25));
-    return [Math.min(...delays), Math.max(...delays)];
+    return [Math.min(...delays), Math.max(...delays)] as const;
   };
   for (const [attempt, base] of [
     [0, 1],
