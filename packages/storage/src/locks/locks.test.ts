@@ -70,6 +70,42 @@ describe('redisLocks', () => {
     expect([sets, order]).toStrictEqual([3, ['second', 'third']]);
   });
 
+  test('when Redis stops answering, every waiter queued in the process fails with 503 at once', async () => {
+    const hung = { set: () => new Promise(() => {}), eval: () => new Promise(() => {}) } as never;
+    const locks = redisLocks(hung, { prefix, commandTimeoutMs: 150 });
+    const outcomes = await Promise.all(
+      Array.from({ length: 5 }, () =>
+        locks.acquire('hung', { waitMs: 500 }).then(
+          () => 'taken',
+          (error: { code?: string }) => error.code,
+        ),
+      ),
+    );
+    // One after another, each behind the last one's 150 ms deadline, the fifth would have run out of its wait (409).
+    expect(outcomes).toStrictEqual(Array(5).fill('storage_unavailable'));
+  });
+
+  test('a release that cannot reach Redis still frees the lock for the next waiter in the process', async () => {
+    const failing = { set: async () => 'OK', eval: () => Promise.reject(new Error('connection lost')) } as never;
+    const locks = redisLocks(failing, { prefix });
+    const lease = await locks.acquire('unreleased', { waitMs: 100 });
+    const twice = [lease.release(), lease.release()];
+    expect(twice[0]).toBe(twice[1]);
+    await expect(twice[0]).rejects.toMatchObject({ code: 'storage_unavailable' });
+    await (await locks.acquire('unreleased', { waitMs: 100 })).release().catch(() => {});
+  });
+
+  test('a waiter queued in the process stops at its signal, with its reason', async () => {
+    const { locks } = await make();
+    const lease = await locks.acquire('abandoned', { waitMs: 100 });
+    const gone = new AbortController();
+    const waiting = locks.acquire('abandoned', { waitMs: 5_000, signal: gone.signal });
+    gone.abort(new Error('client left'));
+    await expect(waiting).rejects.toThrow('client left');
+    await lease.release();
+    await (await locks.acquire('abandoned', { waitMs: 100 })).release();
+  });
+
   test('a lease taken over behind its back aborts its signal', async () => {
     const { client, locks } = await make(300);
     const lease = await locks.acquire('stolen', { waitMs: 1000 });

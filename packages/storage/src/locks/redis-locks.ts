@@ -121,19 +121,27 @@ function holdLease(
   };
 }
 
-/** A Redis lease that also holds an in-process lock, released after it. */
+/**
+ * A Redis lease that also holds an in-process lock, released after it (once: a second call waits for
+ * the first). A lost Redis lease keeps the in-process lock until its holder releases it.
+ */
 function withLocal(lease: Lease, local: Lease): Lease {
+  let released: Promise<void> | undefined;
+  const releaseBoth = async () => {
+    try {
+      await lease.release();
+    } finally {
+      await local.release();
+    }
+  };
   return {
     signal: lease.signal,
     get validUntil() {
       return lease.validUntil;
     },
-    release: async () => {
-      try {
-        await lease.release();
-      } finally {
-        await local.release();
-      }
+    release: () => {
+      released ??= releaseBoth();
+      return released;
     },
   };
 }
@@ -143,9 +151,10 @@ function withLocal(lease: Lease, local: Lease): Lease {
  * holder of the token (a Lua compare-and-delete), renewed while held. A renewal that finds the token
  * gone, or that cannot reach Redis until the lease has run out, aborts `Lease.signal`.
  *
- * An in-process lock comes first: waiters in this process queue for it and are handed it in turn the
- * moment it is released, and only the first of them asks Redis; waiting for another process's lease
- * polls, after 1 ms at first and up to `pollMs` apart.
+ * An in-process lock comes first: waiters in this process queue for it, and only the first of them
+ * asks Redis; waiting for another process's lease polls, after 1 ms at first and up to `pollMs` apart.
+ * When Redis fails a command while a waiter queued, the waiter fails at once with the same
+ * `StorageUnavailableError` rather than waiting out a deadline of its own behind each one before it.
  */
 export function redisLocks(
   client: RedisLockClient | (() => RedisLockClient),
@@ -159,13 +168,21 @@ export function redisLocks(
   const command: RunCommand = (work) => withDeadline(() => work(current()), commandTimeoutMs, options.onTimeout);
   const release = (key: string, token: string) => command((c) => c.eval(RELEASE, { keys: [key], arguments: [token] }));
 
+  /** The last time a lock command failed, and how. */
+  let lastFailure: { at: number; error: StorageUnavailableError } | undefined;
+
   async function tryTake(key: string, token: string): Promise<boolean> {
     try {
       return (await command((c) => c.set(key, token, { NX: true, PX: leaseMs }))) === 'OK';
     } catch (error) {
       // The SET may have landed with its reply lost; the token is ours alone, so releasing it is safe.
       retryRelease(() => release(key, token), Date.now() + leaseMs);
-      throw new StorageUnavailableError({ message: 'The lock service is unavailable; retry later', cause: error });
+      const failure = new StorageUnavailableError({
+        message: 'The lock service is unavailable; retry later',
+        cause: error,
+      });
+      lastFailure = { at: Date.now(), error: failure };
+      throw failure;
     }
   }
 
@@ -185,9 +202,11 @@ export function redisLocks(
   const local = inProcessLocks();
   return {
     async acquire(name: string, { waitMs, signal }: AcquireOptions): Promise<Lease> {
-      const deadline = Date.now() + waitMs;
+      const started = Date.now();
+      const deadline = started + waitMs;
       const inner = await local.acquire(name, { waitMs, ...(signal && { signal }) });
       try {
+        if (lastFailure && lastFailure.at >= started) throw lastFailure.error;
         return withLocal(await take(name, deadline, waitMs, signal), inner);
       } catch (error) {
         await inner.release();
