@@ -10,7 +10,8 @@ const PREFIX: Record<IdKind, string> = { agent: 'agt_', session: 'ses_', run: 'r
 
 /** Random bytes drawn from the system's generator 4 KiB at a time, each handed out once (as `randomUUID` does). */
 const POOL_BYTES = 4096;
-const pool = Buffer.allocUnsafe(POOL_BYTES);
+// Its own memory (`alloc`, never Node's shared pool of small Buffers): no other Buffer can see it.
+const pool = Buffer.alloc(POOL_BYTES);
 let used = POOL_BYTES;
 
 /** 16 random bytes, never handed out before, in base64url. */

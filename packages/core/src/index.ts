@@ -19,7 +19,6 @@ export { API_KEY_SCOPES, type ApiKeyInfo, type ApiKeyRecord, type ApiKeyScope } 
 export { type ApiKeyIdentity, ApiKeyService, type ApiKeyServiceOptions } from './keys/api-key-service.js';
 export { checkSecret, type KeyedHashPurpose, keyedHash, MIN_SECRET_LENGTH } from './keys/keyed-hash.js';
 export { inProcessLocks } from './locks/in-process-locks.js';
-export { NEVER_LOST } from './locks/never-lost.js';
 export { type CatalogEntry, catalogEntry, catalogModels, catalogProvider } from './models/catalog.js';
 export { estimatedCost } from './models/cost.js';
 export { countEchoTokens, ECHO_MODEL_NAME, EchoLanguageModel } from './models/echo-model.js';

@@ -18,6 +18,7 @@ beforeEach(() => {
 
 afterEach(() => {
   vi.useRealTimers();
+  vi.restoreAllMocks();
 });
 
 describe('callAbort', () => {
@@ -61,8 +62,16 @@ describe('callAbort', () => {
     caller.abort(new Error('client left'));
     expect([abort.signal.aborted, NEVER_LOST.aborted]).toStrictEqual([true, false]);
     abort.release();
-    listen.mockRestore();
     await lease.release();
+  });
+
+  test("nor to another copy of this package's never-lost signal, known by its mark", () => {
+    const other = Object.defineProperty(new AbortController().signal, Symbol.for('agenthost.neverLost'), {
+      value: true,
+    });
+    const listen = vi.spyOn(other, 'addEventListener');
+    callAbort(TIMEOUT_MS, [other]).release();
+    expect(listen).not.toHaveBeenCalled();
   });
 
   test('release clears the timer and stops following the signals', () => {

@@ -1,4 +1,4 @@
-import { NEVER_LOST } from '../locks/never-lost.js';
+import { neverLost } from '../locks/never-lost.js';
 
 /**
  * What stops one model call: its provider timeout and the signals it follows (the caller's abort, the
@@ -30,7 +30,7 @@ export function callAbort(timeoutMs: number, follow: readonly (AbortSignal | und
   const followed: [AbortSignal, () => void][] = [];
   for (const source of follow) {
     // Listening to a signal that never aborts would only cost its listener (about 1 µs a call).
-    if (!source || source === NEVER_LOST) continue;
+    if (!source || neverLost(source)) continue;
     if (source.aborted) {
       controller.abort(source.reason);
       break;
