@@ -49,4 +49,5 @@ export {
 } from './testing/mock-models.js';
 export { pollWhile } from './testing/poll-while.js';
 export { agentHostError } from './testing/rejection.js';
+export { runStoreView } from './testing/run-store-view.js';
 export { sequentialIds, type TestClock, testClock } from './testing/test-clock.js';

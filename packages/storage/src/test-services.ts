@@ -2,6 +2,7 @@
 // The Redis and PostgreSQL drivers are optional peers, loaded only when a cleanup needs them.
 
 import { type AgentRecord, agentShape, type RunStore } from '@agenthost/core';
+import { runStoreView } from '@agenthost/core/test';
 
 export const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
 export const DATABASE_URL = process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
@@ -95,18 +96,5 @@ export const agentRecord = (id: string): AgentRecord =>
  * store: what a run-store contract suite needs to make and close stores of a backend.
  */
 export function openedRuns(opened: { runs: RunStore; close(): Promise<void> }): RunStore {
-  const { runs } = opened;
-  return {
-    createRun: (run, options) => runs.createRun(run, options),
-    getRun: (accountId, runId) => runs.getRun(accountId, runId),
-    listRuns: (accountId, agentId, options) => runs.listRuns(accountId, agentId, options),
-    updateRun: (accountId, runId, from, change, condition) => runs.updateRun(accountId, runId, from, change, condition),
-    appendEvents: (runId, events) => runs.appendEvents(runId, events),
-    readEvents: (runId, after, limit) => runs.readEvents(runId, after, limit),
-    publish: (runId, signal) => runs.publish(runId, signal),
-    subscribe: (runId, listener) => runs.subscribe(runId, listener),
-    expiredRuns: (now, limit) => runs.expiredRuns(now, limit),
-    purge: (now) => runs.purge(now),
-    close: () => opened.close(),
-  };
+  return runStoreView(opened.runs, { close: () => opened.close() });
 }

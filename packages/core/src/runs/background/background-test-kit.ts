@@ -5,11 +5,13 @@ import { AgentService, type AgentServiceOptions } from '../../agent-service.js';
 import { EchoLanguageModel } from '../../models/echo-model.js';
 import { staticModels } from '../../models/static-models.js';
 import type { AgentStore } from '../../ports/agent-store.js';
-import type { RunStore } from '../../ports/run-store.js';
+import type { StoredRun } from '../../ports/run-store.js';
 import type { BackgroundRun, RunEventRecord, SessionMessage } from '../../records.js';
 import { sequentialIds, type TestClock, testClock } from '../../testing/test-clock.js';
 import { InProcessRunStore } from './in-process-run-store.js';
 import { isFinishedRun } from './run-states.js';
+
+export { runStoreView } from '../../testing/run-store-view.js';
 
 /** A model a test drives by hand: each call's stream sends what the test says, when it says. */
 export interface ControlledModel {
@@ -143,19 +145,46 @@ export function backgroundFixture(store: AgentStore): BackgroundFixture {
   };
 }
 
-/** A view of `runs` with some of its methods replaced (a server whose store connection misbehaves). */
-export function runStoreView(runs: RunStore, overrides: Partial<RunStore>): RunStore {
+/**
+ * A stored run that is `running` on a server named `gone` whose lease ran out at 0 (run `r` of session
+ * `s` of agent `g` of account `a`); `fields` change what a test needs.
+ */
+export function storedRun(fields: Partial<StoredRun> = {}): StoredRun {
   return {
-    createRun: (run, options) => runs.createRun(run, options),
-    getRun: (accountId, runId) => runs.getRun(accountId, runId),
-    listRuns: (accountId, agentId, options) => runs.listRuns(accountId, agentId, options),
-    updateRun: (accountId, runId, from, change, condition) => runs.updateRun(accountId, runId, from, change, condition),
-    appendEvents: (runId, events) => runs.appendEvents(runId, events),
-    readEvents: (runId, after, limit) => runs.readEvents(runId, after, limit),
-    publish: (runId, signal) => runs.publish(runId, signal),
-    subscribe: (runId, listener) => runs.subscribe(runId, listener),
-    expiredRuns: (now, limit) => runs.expiredRuns(now, limit),
-    purge: (now) => runs.purge(now),
-    ...overrides,
+    run_id: 'r',
+    account_id: 'a',
+    agent_id: 'g',
+    session_id: 's',
+    status: 'running',
+    created_at: '2026-01-01T00:00:00.000Z',
+    started_at: '2026-01-01T00:00:00.000Z',
+    finished_at: null,
+    result: null,
+    error: null,
+    last_event_id: 0,
+    cancel_requested: false,
+    owner: 'gone',
+    lease_until: 0,
+    events_expire_at: null,
+    expires_at: null,
+    ...fields,
+  };
+}
+
+/** The result of a run of {@link storedRun} that answered `answer` (model `m`, one token each way). */
+export function runResult() {
+  return {
+    output: 'answer',
+    session_id: 's',
+    status: 'completed' as const,
+    pending_approvals: [],
+    metadata: {
+      model: 'm',
+      agent_version: 1,
+      tool_used: null,
+      tools_used: [],
+      tokens: { prompt: 1, completion: 1, total: 2 },
+      omitted_messages: 0,
+    },
   };
 }

@@ -1,5 +1,6 @@
 import { describe, expect, test } from 'vitest';
 import type { RunEventRecord } from '../../records.js';
+import { storedRun } from './background-test-kit.js';
 import { mergeTextDeltas, RunEventWriter } from './event-writer.js';
 import { InProcessRunStore } from './in-process-run-store.js';
 
@@ -9,27 +10,7 @@ const call = { type: 'tool-call' as const, tool_call_id: 'c1', tool_name: 't', i
 /** A run store whose appends wait until the test lets each one through, and which keeps each batch. */
 async function gatedStore() {
   const runs = new InProcessRunStore();
-  await runs.createRun(
-    {
-      run_id: 'r',
-      account_id: 'a',
-      agent_id: 'g',
-      session_id: 's',
-      status: 'running',
-      created_at: '2026-01-01T00:00:00.000Z',
-      started_at: null,
-      finished_at: null,
-      result: null,
-      error: null,
-      last_event_id: 0,
-      cancel_requested: false,
-      owner: 'o',
-      lease_until: 0,
-      events_expire_at: null,
-      expires_at: null,
-    },
-    { maxInFlight: 1 },
-  );
+  await runs.createRun(storedRun({ started_at: null, owner: 'o' }), { maxInFlight: 1 });
   const batches: RunEventRecord[][] = [];
   const gates: (() => void)[] = [];
   const append = runs.appendEvents.bind(runs);

@@ -1,42 +1,13 @@
 import { describe, expect, test } from 'vitest';
 import type { RunChange, RunCondition, StoredRun } from '../../ports/run-store.js';
 import type { RunEventRecord, RunStatus } from '../../records.js';
+import { runResult, storedRun } from './background-test-kit.js';
 import { InProcessRunStore } from './in-process-run-store.js';
 import { markLost, SERVER_LOST } from './lost-runs.js';
 
-const run: StoredRun = {
-  run_id: 'r',
-  account_id: 'a',
-  agent_id: 'g',
-  session_id: 's',
-  status: 'running',
-  created_at: '2026-01-01T00:00:00.000Z',
-  started_at: '2026-01-01T00:00:00.000Z',
-  finished_at: null,
-  result: null,
-  error: null,
-  last_event_id: 0,
-  cancel_requested: false,
-  owner: 'gone',
-  lease_until: 0,
-  events_expire_at: null,
-  expires_at: null,
-};
+const run: StoredRun = storedRun();
 const limits = { now: 1000, eventRetentionMs: 10, recordRetentionMs: 20 };
-const result = {
-  output: 'answer',
-  session_id: 's',
-  status: 'completed' as const,
-  pending_approvals: [],
-  metadata: {
-    model: 'm',
-    agent_version: 1,
-    tool_used: null,
-    tools_used: [],
-    tokens: { prompt: 1, completion: 1, total: 2 },
-    omitted_messages: 0,
-  },
-};
+const result = runResult();
 const delta = (id: number): RunEventRecord => ({ id, event: { type: 'text-delta', delta: `${id}` } });
 const done = (id: number): RunEventRecord => ({ id, event: { type: 'done', result } });
 const lost = (id: number): RunEventRecord => ({ id, event: { type: 'error', ...SERVER_LOST } });

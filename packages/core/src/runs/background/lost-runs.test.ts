@@ -1,26 +1,10 @@
 import { describe, expect, test } from 'vitest';
 import type { StoredRun } from '../../ports/run-store.js';
+import { runResult, storedRun } from './background-test-kit.js';
 import { InProcessRunStore } from './in-process-run-store.js';
 import { markLost, SERVER_LOST } from './lost-runs.js';
 
-const run: StoredRun = {
-  run_id: 'r',
-  account_id: 'a',
-  agent_id: 'g',
-  session_id: 's',
-  status: 'running',
-  created_at: '2026-01-01T00:00:00.000Z',
-  started_at: '2026-01-01T00:00:00.000Z',
-  finished_at: null,
-  result: null,
-  error: null,
-  last_event_id: 0,
-  cancel_requested: false,
-  owner: 'gone',
-  lease_until: 0,
-  events_expire_at: null,
-  expires_at: null,
-};
+const run: StoredRun = storedRun();
 const limits = { now: 1000, eventRetentionMs: 10, recordRetentionMs: 20 };
 
 describe('markLost', () => {
@@ -62,20 +46,7 @@ describe('markLost', () => {
   test('ends a run whose last stored event is done with that result: its turn was stored', async () => {
     const runs = new InProcessRunStore();
     await runs.createRun(run, { maxInFlight: 1 });
-    const result = {
-      output: 'answer',
-      session_id: 's',
-      status: 'completed' as const,
-      pending_approvals: [],
-      metadata: {
-        model: 'm',
-        agent_version: 1,
-        tool_used: null,
-        tools_used: [],
-        tokens: { prompt: 1, completion: 1, total: 2 },
-        omitted_messages: 0,
-      },
-    };
+    const result = runResult();
     const events = [
       { id: 1, event: { type: 'text-delta' as const, delta: 'answer' } },
       { id: 2, event: { type: 'done' as const, result } },

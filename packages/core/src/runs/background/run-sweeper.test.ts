@@ -1,6 +1,6 @@
 import { describe, expect, test } from 'vitest';
 import type { RunStore, StoredRun } from '../../ports/run-store.js';
-import { runStoreView } from './background-test-kit.js';
+import { runStoreView, storedRun } from './background-test-kit.js';
 import { InProcessRunStore } from './in-process-run-store.js';
 import { SERVER_LOST } from './lost-runs.js';
 import { RunSweeper } from './run-sweeper.js';
@@ -11,25 +11,8 @@ const LEASE_MS = 300;
 const GRACE_MS = 100;
 
 function run(runId: string, fields: Partial<StoredRun> = {}): StoredRun {
-  return {
-    run_id: runId,
-    account_id: 'acme',
-    agent_id: 'agent',
-    session_id: `session_${runId}`,
-    status: 'running',
-    created_at: '2026-01-01T00:00:00.000Z',
-    started_at: '2026-01-01T00:00:00.000Z',
-    finished_at: null,
-    result: null,
-    error: null,
-    last_event_id: 0,
-    cancel_requested: false,
-    owner: 'gone',
-    lease_until: NOW - 10 * LEASE_MS,
-    events_expire_at: null,
-    expires_at: null,
-    ...fields,
-  };
+  const owned = { account_id: 'acme', agent_id: 'agent', session_id: `session_${runId}` };
+  return storedRun({ run_id: runId, ...owned, lease_until: NOW - 10 * LEASE_MS, ...fields });
 }
 
 function sweeper(runs: RunStore, random?: () => number) {
