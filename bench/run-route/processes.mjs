@@ -35,20 +35,28 @@ export function resolveNode(major) {
 /** `process.version` of the Node at `bin`. */
 export const nodeVersion = (bin) => execFileSync(bin, ['-p', 'process.version'], { encoding: 'utf8' }).trim();
 
+/** The last `bytes` of a file, or '' when it cannot be read. */
+function tail(file, bytes = 20_000) {
+  try {
+    return readFileSync(file, 'utf8').slice(-bytes);
+  } catch {
+    return '';
+  }
+}
+
 /**
- * Starts `node [nodeArgs] script [args]` with `bin`. Its standard output goes to `logFile` (the
- * standalone server's request logs are written as they would be in production, without a reader
- * competing with the load generator for the CPU); resolves once the output matches `ready`, with the
- * child, the match and the child's stderr so far.
+ * Starts `node [nodeArgs] script [args]` with `bin`. Its standard output goes to `logFile` and its
+ * standard error to `logFile.err` (the standalone server writes its request logs to standard error:
+ * they are written as they would be in production, without a reader in this process competing with
+ * the load generator for the CPU); resolves once the output matches `ready`, with the child and the
+ * match.
  */
 export function startProcess({ bin, nodeArgs = [], script, args = [], env = process.env, logFile, ready }) {
-  const fd = openSync(logFile, 'w');
-  const child = spawn(bin, [...nodeArgs, script, ...args], { env, stdio: ['ignore', fd, 'pipe'] });
-  closeSync(fd);
-  let stderr = '';
-  child.stderr.setEncoding('utf8').on('data', (chunk) => {
-    stderr = (stderr + chunk).slice(-20_000);
-  });
+  const out = openSync(logFile, 'w');
+  const err = openSync(`${logFile}.err`, 'w');
+  const child = spawn(bin, [...nodeArgs, script, ...args], { env, stdio: ['ignore', out, err] });
+  closeSync(out);
+  closeSync(err);
   const exited = new Promise((resolve) => child.once('exit', (code, signal) => resolve({ code, signal })));
   return new Promise((resolve, reject) => {
     const started = Date.now();
@@ -57,10 +65,11 @@ export function startProcess({ bin, nodeArgs = [], script, args = [], env = proc
       const gone = child.exitCode !== null || child.signalCode !== null;
       if (!match && !gone && Date.now() - started < START_TIMEOUT_MS) return;
       clearInterval(poll);
-      if (match) return resolve({ child, match, exited, logFile, stderr: () => stderr });
+      if (match) return resolve({ child, match, exited, logFile });
       child.kill('SIGKILL');
       const why = gone ? `exited (code ${child.exitCode}, signal ${child.signalCode})` : 'did not start in time';
-      reject(new BenchError(`${script} ${why}${stderr.trim() ? `\n${stderr.trim()}` : ''}`));
+      const stderr = tail(`${logFile}.err`).trim();
+      reject(new BenchError(`${script} ${why}${stderr ? `\n${stderr}` : ''}`));
     }, 25);
   });
 }
@@ -75,7 +84,7 @@ export function peakRssKb(pid) {
   }
 }
 
-/** Stops a started process with SIGTERM (SIGKILL after a while) and removes its log file. */
+/** Stops a started process with SIGTERM (SIGKILL after a while) and removes its log files. */
 export async function stopProcess({ child, exited, logFile }) {
   if (child.exitCode === null && child.signalCode === null) {
     child.kill('SIGTERM');
@@ -87,6 +96,7 @@ export async function stopProcess({ child, exited, logFile }) {
     }
   }
   rmSync(logFile, { force: true });
+  rmSync(`${logFile}.err`, { force: true });
 }
 
 const fromStorage = createRequire(new URL('../../packages/storage/package.json', import.meta.url));
