@@ -51,4 +51,18 @@ describe('limiterKeyNames', () => {
     expect(name('key-b', true)).toBe(named('key-b'));
     expect(calls.count).toBe(4);
   });
+
+  test('a key used several times in a row stays the most recently used', () => {
+    const name = limiterKeyNames(SECRET, 2);
+    name('key-a', true);
+    name('key-b', true);
+    name('key-b', true);
+    name('key-b', true);
+    name('key-c', true); // forgets key-a, not key-b
+    expect(calls.count).toBe(3);
+    expect([name('key-b', true), name('key-c', true)]).toStrictEqual([named('key-b'), named('key-c')]);
+    expect(calls.count).toBe(3);
+    expect(name('key-a', true)).toBe(named('key-a'));
+    expect(calls.count).toBe(4);
+  });
 });

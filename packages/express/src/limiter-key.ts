@@ -12,18 +12,26 @@ export const REMEMBERED_KEYS = 2048;
  */
 export function limiterKeyNames(secret: string, size = REMEMBERED_KEYS): (key: string, remember: boolean) => string {
   const names = new Map<string, string>();
+  // The most recently used key's digest: used again (a client's requests come in runs), it is already
+  // the map's last entry, and moving it there again on every request would make the map replace its
+  // table over and over.
+  let last: string | undefined;
   return function limiterKeyName(key, remember) {
     const digest = hash('sha256', key, 'base64url');
     const known = names.get(digest);
     if (known !== undefined) {
-      // Moved to the end: the map's first entry is the least recently used.
-      names.delete(digest);
-      names.set(digest, known);
+      if (digest !== last) {
+        // Moved to the end: the map's first entry is the least recently used.
+        names.delete(digest);
+        names.set(digest, known);
+        last = digest;
+      }
       return known;
     }
     const name = `key:${keyedHash(secret, 'rate-limit', key)}`;
     if (!remember) return name;
     names.set(digest, name);
+    last = digest;
     if (names.size > size) names.delete(names.keys().next().value as string);
     return name;
   };
