@@ -65,4 +65,20 @@ describe('limiterKeyNames', () => {
     expect(name('key-a', true)).toBe(named('key-a'));
     expect(calls.count).toBe(4);
   });
+
+  test('the key used last is known through moves and insertions', () => {
+    const moved = limiterKeyNames(SECRET, 2);
+    for (const key of ['a', 'b', 'a', 'b']) moved(key, true); // b moved back to the end
+    moved('c', true); // forgets a
+    calls.count = 0;
+    moved('b', true);
+    expect(calls.count).toBe(0);
+    const inserted = limiterKeyNames(SECRET, 2);
+    for (const key of ['a', 'b', 'a', 'c']) inserted(key, true); // c inserted after a moved: forgets b
+    inserted('a', true); // a moved after c
+    inserted('d', true); // forgets c
+    calls.count = 0;
+    inserted('a', true);
+    expect(calls.count).toBe(0);
+  });
 });

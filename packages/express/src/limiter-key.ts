@@ -12,9 +12,10 @@ export const REMEMBERED_KEYS = 2048;
  */
 export function limiterKeyNames(secret: string, size = REMEMBERED_KEYS): (key: string, remember: boolean) => string {
   const names = new Map<string, string>();
-  // The most recently used key's digest: used again (a client's requests come in runs), it is already
-  // the map's last entry, and moving it there again on every request would make the map replace its
-  // table over and over.
+  // The digest of the key used last, which (while the map holds it) is the map's last entry: used again
+  // (a client's requests come in runs), it stays where it is instead of being deleted and set again,
+  // which makes a Map copy its table over and over. Keys of clients whose requests interleave still
+  // move, as they must.
   let last: string | undefined;
   return function limiterKeyName(key, remember) {
     const digest = hash('sha256', key, 'base64url');

@@ -24,6 +24,10 @@ async function app(...trackers: InFlight[]) {
   application.get('/slow', (_req, res) => {
     held.push(() => res.json({ done: true }));
   });
+  application.get('/slot', (_req, res) => {
+    const slot = Object.getOwnPropertySymbols(res).find((key) => key.description === 'agenthost.inFlightSlot');
+    res.json({ slot: slot && (res as unknown as Record<symbol, number>)[slot] });
+  });
   application.get('/fast', (_req, res) => {
     res.json({ done: true });
   });
@@ -45,7 +49,8 @@ const settled = (promise: Promise<unknown>) =>
   Promise.race([promise.then(() => true), new Promise((resolve) => setTimeout(resolve, 50, false))]);
 
 async function until(check: () => boolean) {
-  for (let i = 0; i < 200 && !check(); i++) await new Promise((resolve) => setTimeout(resolve, 5));
+  for (let i = 0; i < 1_000 && !check(); i++) await new Promise((resolve) => setTimeout(resolve, 5));
+  if (!check()) throw new Error('the requests did not arrive in time');
 }
 
 test('drains at once when nothing is in flight, also after many requests came and went', async () => {
@@ -54,7 +59,7 @@ test('drains at once when nothing is in flight, also after many requests came an
   expect(await tracker.drain(1_000)).toBe(0);
 });
 
-test('waits for the requests in flight (each counted once), then resolves with none cut off', async () => {
+test('waits for the requests in flight, then resolves with none cut off', async () => {
   const { tracker, url, held, release } = await app();
   const answers = [fetch(`${url}/slow`), fetch(`${url}/slow`)];
   await until(() => held.length === 2);
@@ -100,4 +105,37 @@ test('two trackers each count a request that passes both', async () => {
   release();
   expect(await Promise.all(drains)).toStrictEqual([0, 0]);
   expect((await answer).status).toBe(200);
+});
+
+test('one request after another takes the same slot again', async () => {
+  const { url } = await app();
+  const slots = [];
+  for (let i = 0; i < 5; i++) slots.push(((await (await fetch(`${url}/slot`)).json()) as { slot: number }).slot);
+  expect(slots).toStrictEqual([0, 0, 0, 0, 0]);
+});
+
+test('a request whose client went before it reached the tracker is not counted', async () => {
+  const tracker = inFlight();
+  let reached = false;
+  const application = express();
+  // An app's own middleware that goes on only once the client has gone.
+  application.use((_req, res, next) => {
+    res.once('close', () => next());
+  });
+  application.use(tracker.track, (_req, res) => {
+    reached = true;
+    res.end();
+  });
+  const server = application.listen(0, '127.0.0.1');
+  servers.push(server);
+  await new Promise((resolve) => server.once('listening', resolve));
+  const client = new AbortController();
+  const request = fetch(`http://127.0.0.1:${(server.address() as AddressInfo).port}/`, {
+    signal: client.signal,
+  }).catch(() => undefined);
+  await new Promise((resolve) => setTimeout(resolve, 50));
+  client.abort();
+  await request;
+  await until(() => reached);
+  expect(await tracker.drain(1_000)).toBe(0);
 });

@@ -13,15 +13,16 @@ export interface InFlight {
 
 /** A fresh {@link InFlight}. */
 export function inFlight(): InFlight {
-  // The responses in flight sit in slots reused through a free list, not in a Set. A Set that gains and
-  // loses an entry on every request replaces its table again and again, and V8 allocates the new table
-  // in the old generation once the table it replaces is there; each replaced table still holds the
-  // responses it held, and young-generation collections take whatever the old generation points to
-  // as alive. Once it starts (a table that outlived two young collections, as after an idle moment),
-  // nearly every request's objects survive young collections and are promoted (measured on GETs:
-  // young collections ten times longer, a full collection every second, a fifth fewer requests served).
-  // The slot of a response is kept on it, under this tracker's own symbol: a response passing the
-  // tracker twice is counted once.
+  // The responses in flight sit in slots of an array reused through a free list, not in a Set. A Set
+  // that gains and loses an entry on every request copies its table into a new one again and again;
+  // once its table is in V8's old generation, so is each copy, and each replaced table still holds the
+  // responses it held. Young-generation collections take what the old generation points to as alive,
+  // so from then on nearly every request's objects survive them and are promoted (measured on GETs:
+  // young collections ten times longer, a full collection every second).
+  //
+  // A response's slot is kept on it under this tracker's own symbol: a request that passes the tracker
+  // twice (an app that counts its requests and mounts a host's router) is counted once, and another
+  // tracker counts it too.
   const SLOT = Symbol('agenthost.inFlightSlot');
   const slots: (Response | undefined)[] = [];
   const free: number[] = [];
@@ -29,7 +30,9 @@ export function inFlight(): InFlight {
   let idle: (() => void) | undefined;
   const track: RequestHandler = function agentHostInFlight(_req, res, next) {
     const tracked = res as Response & { [SLOT]?: number };
-    if (tracked[SLOT] === undefined) {
+    // A response already closed (its client went while an app's own middleware awaited) would never
+    // see the `close` that frees its slot.
+    if (tracked[SLOT] === undefined && !res.closed) {
       const slot = free.pop() ?? slots.length;
       slots[slot] = res;
       tracked[SLOT] = slot;
