@@ -119,8 +119,13 @@ test('a request whose client went before it reached the tracker is not counted',
   let reached = false;
   const application = express();
   // An app's own middleware that goes on only once the client has gone.
+  let arrived: () => void = () => {};
+  const arrival = new Promise<void>((resolve) => {
+    arrived = resolve;
+  });
   application.use((_req, res, next) => {
     res.once('close', () => next());
+    arrived();
   });
   application.use(tracker.track, (_req, res) => {
     reached = true;
@@ -133,7 +138,7 @@ test('a request whose client went before it reached the tracker is not counted',
   const request = fetch(`http://127.0.0.1:${(server.address() as AddressInfo).port}/`, {
     signal: client.signal,
   }).catch(() => undefined);
-  await new Promise((resolve) => setTimeout(resolve, 50));
+  await arrival;
   client.abort();
   await request;
   await until(() => reached);
