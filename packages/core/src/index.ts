@@ -21,7 +21,8 @@ export { checkSecret, type KeyedHashPurpose, keyedHash, MIN_SECRET_LENGTH } from
 export { inProcessLocks } from './locks/in-process-locks.js';
 export { type CatalogEntry, catalogEntry, catalogModels, catalogProvider } from './models/catalog.js';
 export { estimatedCost } from './models/cost.js';
-export { countEchoTokens, ECHO_MODEL_NAME, EchoLanguageModel } from './models/echo-model.js';
+export { ECHO_MODEL_NAME, EchoLanguageModel } from './models/echo-model.js';
+export { countEchoTokens } from './models/echo-tokens.js';
 export { modelRegistry } from './models/model-registry.js';
 export { type OpenAIModelsOptions, openAIModels } from './models/openai-models.js';
 export {

@@ -1,6 +1,7 @@
 import { generateText, jsonSchema, Output, streamText } from 'ai';
 import { describe, expect, test } from 'vitest';
-import { countEchoTokens, EchoLanguageModel } from './echo-model.js';
+import { EchoLanguageModel } from './echo-model.js';
+import { countEchoTokens } from './echo-tokens.js';
 
 const model = new EchoLanguageModel();
 

@@ -12,6 +12,7 @@ import { runContext } from '../runs/run-context.js';
 import { ANSWER_CHARS_PER_TOKEN } from '../structured-output/json-format.js';
 import { type SchemaSandbox, sharedSchemaSandbox } from '../structured-output/schema-sandbox.js';
 import { echoJson } from './echo-json.js';
+import { countEchoTokens, firstEchoTokens } from './echo-tokens.js';
 
 /** The name the echo model is offered under. */
 export const ECHO_MODEL_NAME = 'echo';
@@ -20,13 +21,7 @@ export const ECHO_CONTEXT_WINDOW = 8_192;
 
 // Tokens for the echo model: words and single punctuation marks, plus a fixed cost per message (as
 // chat formats add role markers). Deterministic, and grows with everything in the prompt.
-const TOKEN = /[\p{L}\p{N}_]+|[^\s\p{L}\p{N}_]/gu;
 const PER_MESSAGE = 3;
-
-/** Counts echo-model tokens in a text. */
-export function countEchoTokens(text: string): number {
-  return text.match(TOKEN)?.length ?? 0;
-}
 
 function messageText(message: LanguageModelV4Prompt[number]): string {
   if (typeof message.content === 'string') return message.content;
@@ -52,15 +47,6 @@ function usage(prompt: LanguageModelV4Prompt, reply: string): LanguageModelV4Usa
 const finish = (cut: boolean) =>
   cut ? { unified: 'length' as const, raw: 'length' } : { unified: 'stop' as const, raw: 'stop' };
 
-/** The first `max` echo-model tokens of a text, and whether it was cut. */
-function firstTokens(text: string, max: number): { text: string; cut: boolean } {
-  let count = 0;
-  for (const match of text.matchAll(TOKEN)) {
-    if (++count > max) return { text: text.slice(0, match.index), cut: true };
-  }
-  return { text, cut: false };
-}
-
 /** The echo model's answer: the last user message, echoed or put into JSON, within the output limit. */
 async function replyTo(
   options: LanguageModelV4CallOptions,
@@ -76,10 +62,10 @@ async function replyTo(
     const checks = { sandbox: own ?? run?.sandbox ?? sharedSchemaSandbox(), accountId: run?.accountId ?? '' };
     const text = format.schema
       ? await echoJson(format.schema, said, maxTokens * ANSWER_CHARS_PER_TOKEN, checks)
-      : JSON.stringify({ echo: firstTokens(said, maxTokens - 8).text });
+      : JSON.stringify({ echo: firstEchoTokens(said, maxTokens - 8).text });
     return { text, cut: false };
   }
-  return firstTokens(`Echo: ${said}`, maxTokens);
+  return firstEchoTokens(`Echo: ${said}`, maxTokens);
 }
 
 /**
