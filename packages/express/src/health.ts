@@ -1,6 +1,11 @@
 import { Router } from 'express';
 import { type ApiResponse, refusal, serialize, success } from './envelope.js';
 
+const HEALTHZ = '/healthz';
+const READYZ = '/readyz';
+/** The paths {@link createHealthRouter} answers, for an app that sends only those to it. */
+export const HEALTH_PATHS: readonly string[] = [HEALTHZ, READYZ];
+
 /** Options of {@link createHealthRouter}. */
 export interface HealthOptions {
   /** Readiness checks by name: each resolves when its dependency answers (e.g. `storage: () => store.ping()`). */
@@ -24,10 +29,10 @@ export function createHealthRouter(options: HealthOptions = {}): Router {
     if (response.headers) res.set(response.headers);
     res.send(serialize(response.body, false));
   };
-  router.get('/healthz', function agentHostHealthz(_req, res) {
+  router.get(HEALTHZ, function agentHostHealthz(_req, res) {
     send(res, success({ status: 'alive' }));
   });
-  router.get('/readyz', async function agentHostReadyz(_req, res) {
+  router.get(READYZ, async function agentHostReadyz(_req, res) {
     if (options.draining?.())
       return send(res, refusal('not_ready', 'Not ready: shutting down', undefined, { 'Retry-After': '5' }));
     const results = await Promise.all(

@@ -12,7 +12,7 @@ export {
 } from './envelope.js';
 export { type AdapterErrorCode, codeForStatus, ERROR_CODES, type HttpErrorCode } from './error-codes.js';
 export { type ApiHandler, type ApiRequest, createHandlers, type SseFrame, streamRun } from './handlers.js';
-export { createHealthRouter, type HealthOptions } from './health.js';
+export { createHealthRouter, HEALTH_PATHS, type HealthOptions } from './health.js';
 export { createAgentBodySchema, runAgentBodySchema, updateAgentBodySchema } from './http-bodies.js';
 export { errorResponse, INTERNAL_ERROR_MESSAGE, STATUS_BY_CODE } from './http-errors.js';
 export { type IdempotencyOptions, idempotent } from './idempotency.js';

@@ -3,6 +3,7 @@ import {
   createAgentRouter,
   createHealthRouter,
   type ErrorLogger,
+  HEALTH_PATHS,
   metricsHandler,
   type RateLimitOptions,
   refusal,
@@ -29,6 +30,10 @@ const CORS_HEADERS = {
   ],
 };
 
+const METRICS_PATH = '/metrics';
+/** The paths of the operational routes: the API's own requests never walk those routes' router. */
+const OPERATIONAL_PATHS = [...HEALTH_PATHS, METRICS_PATH];
+
 /** Liveness, readiness and (when on) metrics: the routes a host serves outside its API keys. */
 export function operationalRoutes(
   config: ServerConfig,
@@ -39,7 +44,7 @@ export function operationalRoutes(
   const { store, metrics } = resources;
   router.use(createHealthRouter({ checks: { storage: () => store.store.ping?.() ?? Promise.resolve() }, draining }));
   if (metrics)
-    router.get('/metrics', metricsHandler(metrics, config.metricsToken ? { token: config.metricsToken } : {}));
+    router.get(METRICS_PATH, metricsHandler(metrics, config.metricsToken ? { token: config.metricsToken } : {}));
   return router;
 }
 
@@ -107,7 +112,7 @@ function withApi(
     router.use(
       cors({ origin: config.corsOrigins.includes('*') ? '*' : config.corsOrigins, ...CORS_HEADERS, maxAge: 600 }),
     );
-  router.use(parts.operational);
+  router.get(OPERATIONAL_PATHS, parts.operational);
   router.use(refuseWhenClosed(parts.closed));
   // The error handler answers the refusals of an app's own body parser with envelopes too.
   router.use(api, api.errorHandler);
