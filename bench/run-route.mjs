@@ -22,7 +22,9 @@
 // agenthost calls it when its own is off), and on the `echo` model (what the standalone server runs).
 //
 // It prints, per Node version, medians over the rounds: runs/s, p99, GET/s, peak RSS, and ratios to
-// the floor (each round's ratio between measurements made one after the other, then the median).
+// the floor (each round's ratio between measurements made one after the other, then the median), and
+// the server's CPU time per run (all its threads, from /proc; Linux only), which the load generator's
+// share of the machine does not skew.
 // Nothing is asserted; the exit code is non-zero only when a case could not be started or checked.
 //
 //   pnpm build && node bench/run-route.mjs            # or: pnpm bench:run
@@ -149,7 +151,11 @@ async function measureCase(name, node, round, options) {
     });
     const load = { connections: options.connections, turns: options.turns, idempotencyKeys: options.idempotencyKeys };
     await runLoad(targets, { ...load, amount: options.warmup });
+    const cpuBefore = started.cpuMs();
     const run = await runLoad(targets, { ...load, amount: options.requests });
+    // The server's own CPU per run: what the ratios of runs/s measure too, without the share of
+    // the two cores the load generator happened to take.
+    run.cpuUs = ((started.cpuMs() - cpuBefore) * 1000) / options.requests;
     const rssKb = started.peakRssKb();
     const reads = { connections: options.connections };
     const readsWarmup = Math.max(
@@ -159,7 +165,7 @@ async function measureCase(name, node, round, options) {
     await getLoad(targets, { ...reads, amount: readsWarmup });
     const get = await getLoad(targets, { ...reads, amount: options.getRequests });
     console.error(
-      `  ${node.label} round ${round} ${LABELS[name]}: ${fmt(run.rps)} runs/s, p99 ${fmt(run.p99)} ms, ` +
+      `  ${node.label} round ${round} ${LABELS[name]}: ${fmt(run.rps)} runs/s, p99 ${fmt(run.p99)} ms, ${fmt(run.cpuUs)} µs CPU/run, ` +
         `GET ${fmt(get.rps)}/s, peak RSS ${fmt(rssKb / 1024)} MB`,
     );
     return { run, get, rssKb };

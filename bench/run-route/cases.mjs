@@ -4,7 +4,7 @@ import { spawn } from 'node:child_process';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { INSTRUCTION } from './conversation.mjs';
-import { BenchError, peakRssKb, startProcess, stopProcess } from './processes.mjs';
+import { BenchError, cpuMs, peakRssKb, startProcess, stopProcess } from './processes.mjs';
 
 const API_KEY = 'bench-key-0123456789abcdef';
 const script = (path) => fileURLToPath(new URL(path, import.meta.url));
@@ -132,7 +132,11 @@ export async function startCase(name, node, round, options) {
   const started = name.startsWith('standalone')
     ? await standaloneCase(name, node, options, namespace, processName)
     : await appCase(name, node, options, namespace, processName);
-  return { ...started, peakRssKb: () => Math.max(...started.processes.map((p) => peakRssKb(p.child.pid))) };
+  return {
+    ...started,
+    peakRssKb: () => Math.max(...started.processes.map((p) => peakRssKb(p.child.pid))),
+    cpuMs: () => started.processes.reduce((sum, p) => sum + cpuMs(p.child.pid), 0),
+  };
 }
 
 /** Stops every process of a started case. */

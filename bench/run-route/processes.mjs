@@ -84,6 +84,22 @@ export function peakRssKb(pid) {
   }
 }
 
+/** Clock ticks per second of `/proc/<pid>/stat`'s CPU times (`USER_HZ`: 100 on Linux's usual builds). */
+const USER_HZ = 100;
+
+/**
+ * The CPU time a running process has used so far, user and system, all its threads (its GC and
+ * worker threads too), in ms (Linux: `/proc/<pid>/stat`, 10 ms ticks), or `NaN` where unknown.
+ */
+export function cpuMs(pid) {
+  try {
+    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
+    return ((Number(fields[11]) + Number(fields[12])) * 1000) / USER_HZ;
+  } catch {
+    return Number.NaN;
+  }
+}
+
 /** Stops a started process with SIGTERM (SIGKILL after a while) and removes its log files. */
 export async function stopProcess({ child, exited, logFile }) {
   if (child.exitCode === null && child.signalCode === null) {

@@ -38,7 +38,20 @@ export function httpTable(cases, labels, base = 'floor', baseLabel = base) {
   const floor = cases[base];
   const x = `x ${baseLabel}`;
   const rows = [
-    ['case', 'runs/s', x, 'p99 ms', `p99 ${x}`, 'GET/s', `GET ${x}`, 'GET p99 ms', 'peak RSS MB', `RSS ${x}`],
+    [
+      'case',
+      'runs/s',
+      x,
+      'p99 ms',
+      `p99 ${x}`,
+      'CPU µs/run',
+      `CPU ${x}`,
+      'GET/s',
+      `GET ${x}`,
+      'GET p99 ms',
+      'peak RSS MB',
+      `RSS ${x}`,
+    ],
   ];
   for (const [name, rounds] of Object.entries(cases)) {
     const ratio = (value) => (floor && name !== base ? fmt(medianRatio(rounds, floor, value), 2) : '');
@@ -48,6 +61,8 @@ export function httpTable(cases, labels, base = 'floor', baseLabel = base) {
       ratio((r) => r.run.rps),
       fmt(median(rounds.map((r) => r.run.p99))),
       ratio((r) => r.run.p99),
+      fmt(median(rounds.map((r) => r.run.cpuUs))),
+      ratio((r) => r.run.cpuUs),
       fmt(median(rounds.map((r) => r.get.rps))),
       ratio((r) => r.get.rps),
       fmt(median(rounds.map((r) => r.get.p99))),
