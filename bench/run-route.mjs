@@ -23,8 +23,8 @@
 //
 // It prints, per Node version, medians over the rounds: runs/s, p99, GET/s, peak RSS, and ratios to
 // the floor (each round's ratio between measurements made one after the other, then the median), and
-// the server's CPU time per run (all its threads, from /proc; Linux only), which the load generator's
-// share of the machine does not skew.
+// the server's CPU time per run (all its threads, from /proc; Linux only; not an external store's),
+// which the load generator's share of the machine skews less.
 // Nothing is asserted; the exit code is non-zero only when a case could not be started or checked.
 //
 //   pnpm build && node bench/run-route.mjs            # or: pnpm bench:run

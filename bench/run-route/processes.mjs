@@ -93,7 +93,9 @@ const USER_HZ = 100;
  */
 export function cpuMs(pid) {
   try {
-    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
+    // Fields after the command name, which is in parentheses and may hold spaces and parentheses itself.
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
     return ((Number(fields[11]) + Number(fields[12])) * 1000) / USER_HZ;
   } catch {
     return Number.NaN;

@@ -31,8 +31,24 @@ const CORS_HEADERS = {
 };
 
 const METRICS_PATH = '/metrics';
-/** The paths of the operational routes: the API's own requests never walk those routes' router. */
-const OPERATIONAL_PATHS = [...HEALTH_PATHS, METRICS_PATH];
+const OPERATIONAL_PATHS = new Set([...HEALTH_PATHS, METRICS_PATH]);
+
+/** Whether a path is an operational route's as Express matches one: in any case, with or without one trailing `/`. */
+function isOperationalPath(path: string): boolean {
+  const bare = path.length > 1 && path.endsWith('/') ? path.slice(0, -1) : path;
+  return OPERATIONAL_PATHS.has(bare.toLowerCase());
+}
+
+/**
+ * The operational routes, entered only by their own paths (every method, so that their router still
+ * answers `OPTIONS`): the API's requests go on without walking their router and its routes.
+ */
+function operationalPathsOnly(operational: express.Router): express.RequestHandler {
+  return function agentHostOperational(req, res, next) {
+    if (isOperationalPath(req.path)) operational(req, res, next);
+    else next();
+  };
+}
 
 /** Liveness, readiness and (when on) metrics: the routes a host serves outside its API keys. */
 export function operationalRoutes(
@@ -112,7 +128,7 @@ function withApi(
     router.use(
       cors({ origin: config.corsOrigins.includes('*') ? '*' : config.corsOrigins, ...CORS_HEADERS, maxAge: 600 }),
     );
-  router.get(OPERATIONAL_PATHS, parts.operational);
+  router.use(operationalPathsOnly(parts.operational));
   router.use(refuseWhenClosed(parts.closed));
   // The error handler answers the refusals of an app's own body parser with envelopes too.
   router.use(api, api.errorHandler);

@@ -156,6 +156,29 @@ describe('host.router mounted in an app with its own express.json() and routes',
     expect(await running).toBe('TypeError');
   });
 
+  test('the health routes answer under the API in any case, with a trailing slash or a query, and to OPTIONS; other methods reach the API', async () => {
+    const alive = { status: 200, body: { success: true, data: { status: 'alive' }, status: 200 } };
+    expect([
+      await call('GET', '/api/v1/HEALTHZ/'),
+      await call('GET', '/api/healthz?probe=1'),
+      await call('GET', '/api/v1/Healthz'),
+    ]).toStrictEqual([alive, alive, alive]);
+    const options = await fetch(`${base}/api/v1/readyz`, { method: 'OPTIONS' });
+    expect([options.status, options.headers.get('allow'), await options.text()]).toStrictEqual([
+      200,
+      'GET, HEAD',
+      'GET, HEAD',
+    ]);
+    expect(await call('POST', '/api/v1/healthz', {})).toStrictEqual({
+      status: 404,
+      body: { success: false, error: 'Route not found: POST /api/v1/healthz', code: 'not_found', status: 404 },
+    });
+    expect(await call('GET', '/api/v1/healthzz')).toStrictEqual({
+      status: 404,
+      body: { success: false, error: 'Route not found: GET /api/v1/healthzz', code: 'not_found', status: 404 },
+    });
+  });
+
   test('once closed, the API answers 503 not_ready (not a storage failure) and readiness stays failed', async () => {
     await host.close({ deadlineMs: 0 });
     expect(await call('GET', '/api/v1/agents')).toStrictEqual({
