@@ -31,6 +31,7 @@ const CORS_HEADERS = {
 };
 
 const METRICS_PATH = '/metrics';
+/** Every path {@link operationalRoutes} serves: a route added there without its path here is never reached under the API. */
 const OPERATIONAL_PATHS = new Set([...HEALTH_PATHS, METRICS_PATH]);
 
 /** Whether a path is an operational route's as Express matches one: in any case, with or without one trailing `/`. */

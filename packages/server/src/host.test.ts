@@ -163,6 +163,17 @@ describe('host.router mounted in an app with its own express.json() and routes',
       await call('GET', '/api/healthz?probe=1'),
       await call('GET', '/api/v1/Healthz'),
     ]).toStrictEqual([alive, alive, alive]);
+    const head = await fetch(`${base}/api/v1/healthz`, { method: 'HEAD' });
+    expect([head.status, head.headers.get('cache-control'), head.headers.get('content-type')]).toStrictEqual([
+      200,
+      'no-store',
+      'application/json; charset=utf-8',
+    ]);
+    const metrics = await fetch(`${base}/api/v1/METRICS/`);
+    expect([metrics.status, (await metrics.text()).includes('agenthost_http_requests_total')]).toStrictEqual([
+      200,
+      true,
+    ]);
     const options = await fetch(`${base}/api/v1/readyz`, { method: 'OPTIONS' });
     expect([options.status, options.headers.get('allow'), await options.text()]).toStrictEqual([
       200,
@@ -173,10 +184,11 @@ describe('host.router mounted in an app with its own express.json() and routes',
       status: 404,
       body: { success: false, error: 'Route not found: POST /api/v1/healthz', code: 'not_found', status: 404 },
     });
-    expect(await call('GET', '/api/v1/healthzz')).toStrictEqual({
-      status: 404,
-      body: { success: false, error: 'Route not found: GET /api/v1/healthzz', code: 'not_found', status: 404 },
-    });
+    for (const path of ['/api/v1/healthzz', '/api/v1/healthz//'])
+      expect(await call('GET', path)).toStrictEqual({
+        status: 404,
+        body: { success: false, error: `Route not found: GET ${path}`, code: 'not_found', status: 404 },
+      });
   });
 
   test('once closed, the API answers 503 not_ready (not a storage failure) and readiness stays failed', async () => {
