@@ -10,6 +10,7 @@ import {
   type LockProvider,
   type RunStore,
 } from '@agenthost/core';
+import { deserializeKeyv } from './keyv-deserialize.js';
 import { KeyvStore } from './keyv-store.js';
 import { postgresLocks } from './locks/postgres-locks.js';
 import { type RedisLockClient, redisLocks } from './locks/redis-locks.js';
@@ -139,7 +140,7 @@ async function openSqliteStore({ location, namespace, onError, Keyv }: OpenConte
   if (!path) throw new Error('sqlite:// needs a file path, e.g. sqlite://./.agenthost/agenthost.sqlite');
   await mkdir(dirname(path), { recursive: true });
   const adapter = new NodeSqliteAdapter(loadNodeSqlite(), { filename: path, table: 'agenthost_kv' });
-  const keyv = new Keyv({ store: adapter, namespace, throwOnErrors: true });
+  const keyv = new Keyv({ store: adapter, namespace, throwOnErrors: true, deserialize: deserializeKeyv });
   keyv.on('error', onError);
   // One SQLite file serves one process, so in-process locks are the shared ones.
   const locks = inProcessLocks();
@@ -193,7 +194,13 @@ async function openRedisStore(context: OpenContext): Promise<OpenedStore> {
     throw new Error(`cannot reach the store at ${redact(url)}: ${(error as Error).message}`, { cause: error });
   }
   adapter = new KeyvRedis(connection.client as never, { throwOnErrors: true, connectionTimeout: connectTimeoutMs });
-  const keyv = new Keyv({ store: adapter, namespace, useKeyPrefix: false, throwOnErrors: true });
+  const keyv = new Keyv({
+    store: adapter,
+    namespace,
+    useKeyPrefix: false,
+    throwOnErrors: true,
+    deserialize: deserializeKeyv,
+  });
   keyv.on('error', onError);
   // A command that misses its deadline means the connection stopped answering: replace it.
   const onTimeout = () => connection.reset();
@@ -285,6 +292,7 @@ async function openPostgresStore(context: OpenContext): Promise<OpenedStore> {
     store: new PooledKeyvPostgres({ uri: location, table }),
     namespace,
     throwOnErrors: true,
+    deserialize: deserializeKeyv,
   });
   keyv.on('error', onError);
   const locks = shared(postgresLocks(connect, { commandTimeoutMs }));
