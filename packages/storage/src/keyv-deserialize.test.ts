@@ -46,6 +46,8 @@ describe('deserializeKeyv', () => {
     // Written escaped (`::x`, `:base64:aGk=`), read back as they were.
     expect(deserializeKeyv(defaultSerialize(record))).toStrictEqual(record);
     expect(deserializeKeyv('":top"')).toBe('top');
+    expect([deserializeKeyv('["\\u003Ax"]'), deserializeKeyv('["\\u003ay"]')]).toStrictEqual([['x'], ['y']]);
+    expect(deserializeKeyv('{"v":\t\r\n":x","w":[ \n":y"]}')).toStrictEqual({ v: 'x', w: ['y'] });
     expect(deserializeKeyv('{ "value" : [ "\\u003ax" ] }')).toStrictEqual({ value: ['x'] });
     expect(deserializeKeyv('{"value":{"text":"a \\":b\\" c"}}')).toStrictEqual({ value: { text: 'a ":b" c' } });
   });
