@@ -9,7 +9,7 @@ const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
  * a new UUID), sent back in `x-request-id`, and marks every answer as not cacheable.
  */
 export const requestContext: RequestHandler = function agentHostRequestContext(req, res, next) {
-  // A request logger in front (pino-http) may have given the request its id already.
+  // A request logger in front (the host's `requestLogger`, or any that sets `req.id`) may have given the request its id already.
   const given =
     typeof (req as { id?: unknown }).id === 'string'
       ? ((req as { id?: string }).id as string)

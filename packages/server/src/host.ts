@@ -10,9 +10,10 @@ import { createHostApp } from './host-app.js';
 import { openHostResources } from './host-resources.js';
 import { createHostRouters, operationalRoutes } from './host-router.js';
 import { inFlight } from './in-flight.js';
-import { createLogger, requestLogger } from './logging.js';
+import { createLogger } from './logging.js';
 import { type AgentHostOptions, optionsToEnv } from './options.js';
 import { playgroundRouter } from './playground.js';
+import { requestLogger } from './request-log.js';
 import { configuredSecrets } from './secrets.js';
 import { startTracing } from './tracing.js';
 
@@ -54,7 +55,7 @@ export interface AgentHost {
   config: ServerConfig;
   /** The host's logger (pino): JSON lines, secrets redacted; the one passed in `extras`, if any. */
   logger: Logger;
-  /** One log line per request (pino-http), as the standalone app logs; for a mounting app to `app.use`. */
+  /** One log line per request (`requestLogger`), as the standalone app logs; for a mounting app to `app.use`. */
   requestLog: express.RequestHandler;
   /** The development key made because no keys were configured or issued, else `undefined`. */
   devKey: KeyEntry | undefined;

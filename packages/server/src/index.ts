@@ -1,11 +1,12 @@
 export { ConfigError, type KeyEntry, loadConfig, MIN_KEY_LENGTH, type ServerConfig } from './config.js';
 export { agentHostHome, DEFAULT_STORE_FILE, defaultStore } from './home.js';
 export { type AgentHost, type AgentHostExtras, createAgentHost } from './host.js';
-export { createLogger, requestLogger } from './logging.js';
+export { createLogger } from './logging.js';
 export { modelsFor } from './models.js';
 export { type AgentHostOptions, OPTION_VARIABLES, optionsFromEnv } from './options.js';
 export { PLAYGROUND_CSP, PLAYGROUND_PATH, playgroundRouter } from './playground.js';
 export type { ProviderEntry, ProvidersConfig } from './providers-config.js';
 export { mountReferencePage, REFERENCE_PAGE_PATH } from './reference-page.js';
+export { requestLogger } from './request-log.js';
 export { claimStore } from './store-claim.js';
 export { KNOWN_VARIABLES, unknownVariableWarnings } from './unknown-variables.js';

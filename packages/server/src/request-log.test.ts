@@ -1,0 +1,153 @@
+import type { AddressInfo } from 'node:net';
+import { connect } from 'node:net';
+import { PassThrough } from 'node:stream';
+import express from 'express';
+import { afterEach, expect, test } from 'vitest';
+import { createLogger } from './logging.js';
+import { requestLogger } from './request-log.js';
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
+const closers: (() => void)[] = [];
+afterEach(() => {
+  for (const close of closers.splice(0)) close();
+});
+
+/** An app with the request log in front of `routes`, its lines parsed as they are written. */
+async function loggedApp(routes: (app: express.Express) => void) {
+  const out = new PassThrough();
+  const lines: Record<string, unknown>[] = [];
+  out.on('data', (chunk: Buffer) => {
+    for (const line of String(chunk).split('\n')) if (line) lines.push(JSON.parse(line));
+  });
+  const app = express();
+  app.use(requestLogger(createLogger({ level: 'info', pretty: false, destination: out })));
+  routes(app);
+  const server = app.listen(0, '127.0.0.1');
+  await new Promise((resolve) => server.once('listening', resolve));
+  closers.push(() => server.close());
+  const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  return { url, lines, server };
+}
+
+const settle = () => new Promise((resolve) => setTimeout(resolve, 50));
+
+test("a request's line: its id, what it asked (secret headers as [redacted] only), what the router knew, and its answer", async () => {
+  const { url, lines } = await loggedApp((app) =>
+    app.get('/api/v1/agents/:id', (req, res) => {
+      // What the API's request context and handler keep, as the router does.
+      res.locals.agenthost = {
+        requestId: (req as unknown as { id: string }).id,
+        accountId: 'acme',
+        agentId: 'agt_1',
+      };
+      res.json({ ok: true });
+    }),
+  );
+  const answer = await fetch(`${url}/api/v1/agents/agt_1?pretty=true`, {
+    headers: {
+      'x-request-id': 'req-from-client-1',
+      'x-api-key': 'a-key-secret-1',
+      authorization: 'Bearer a-bearer-secret-2',
+      cookie: 'session=a-cookie-secret-3',
+      'user-agent': 'tests',
+    },
+  });
+  await answer.text();
+  await settle();
+  expect(lines).toStrictEqual([
+    {
+      level: 30,
+      time: expect.any(Number),
+      pid: process.pid,
+      hostname: expect.any(String),
+      req: {
+        method: 'GET',
+        url: '/api/v1/agents/agt_1?pretty=true',
+        remoteAddress: '127.0.0.1',
+        headers: {
+          'user-agent': 'tests',
+          'x-api-key': '[redacted]',
+          authorization: '[redacted]',
+          cookie: '[redacted]',
+        },
+      },
+      request_id: 'req-from-client-1',
+      account: 'acme',
+      agent_id: 'agt_1',
+      res: { statusCode: 200 },
+      responseTime: expect.any(Number),
+      msg: 'GET /api/v1/agents/agt_1 200',
+    },
+  ]);
+});
+
+test('a request outside the API gets an id of its own: a new UUID unless the client sent a safe one', async () => {
+  const { url, lines } = await loggedApp((app) =>
+    app.get('/healthz', (req, res) => {
+      res.json({ id: (req as express.Request & { id: string }).id });
+    }),
+  );
+  const ids: string[] = [];
+  for (const sent of ['ok-id.1:2_3', 'not safe!', 'x'.repeat(129), undefined]) {
+    const answer = await fetch(`${url}/healthz`, { headers: sent === undefined ? {} : { 'x-request-id': sent } });
+    ids.push(((await answer.json()) as { id: string }).id);
+  }
+  await settle();
+  expect(ids[0]).toBe('ok-id.1:2_3');
+  for (const id of ids.slice(1)) expect(id).toMatch(UUID);
+  expect(new Set(ids).size).toBe(4);
+  expect(lines.map((line) => [line.request_id, line.msg, line.level])).toStrictEqual(
+    ids.map((id) => [id, 'GET /healthz 200', 30]),
+  );
+});
+
+test('a 5xx is logged at error level; a 4xx at info', async () => {
+  const { url, lines } = await loggedApp((app) => {
+    app.get('/fail', (_req, res) => {
+      res.status(503).end();
+    });
+    app.get('/missing', (_req, res) => {
+      res.status(404).end();
+    });
+  });
+  await (await fetch(`${url}/fail`)).text();
+  await (await fetch(`${url}/missing`)).text();
+  await settle();
+  expect(lines.map((line) => [line.level, line.msg, line.res, line.err])).toStrictEqual([
+    [50, 'GET /fail 503', { statusCode: 503 }, undefined],
+    [30, 'GET /missing 404', { statusCode: 404 }, undefined],
+  ]);
+});
+
+test('a client that goes away before its answer is complete: one line, marked aborted', async () => {
+  let answered: () => void = () => {};
+  const gone = new Promise<void>((resolve) => {
+    answered = resolve;
+  });
+  const { url, lines } = await loggedApp((app) =>
+    app.get('/slow', (_req, res) => {
+      res.write('part');
+      res.once('close', () => answered());
+    }),
+  );
+  const { port } = new URL(url);
+  const socket = connect(Number(port), '127.0.0.1');
+  socket.write('GET /slow HTTP/1.1\r\nHost: x\r\n\r\n');
+  await new Promise((resolve) => socket.once('data', resolve));
+  socket.destroy();
+  await gone;
+  await settle();
+  expect(lines.map((line) => [line.msg, line.aborted])).toStrictEqual([['GET /slow 200', true]]);
+});
+
+test('one line per request, whichever of finish and close comes first', async () => {
+  const { url, lines } = await loggedApp((app) =>
+    app.get('/', (_req, res) => {
+      res.json({});
+    }),
+  );
+  await Promise.all(Array.from({ length: 20 }, async () => (await fetch(url)).text()));
+  await settle();
+  expect(lines.length).toBe(20);
+  expect(lines.every((line) => line.aborted === undefined)).toBe(true);
+});
