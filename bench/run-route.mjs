@@ -174,6 +174,9 @@ async function measureCase(name, node, round, options) {
   }
 }
 
+/** `list` turned left by `by` places. */
+const rotated = (list, by) => list.map((_, i) => list[(i + by) % list.length]);
+
 /** Every round of one Node version: the HTTP cases, then the in-process ones, interleaved. */
 async function measureNode(node, options) {
   const httpNames =
@@ -189,7 +192,8 @@ async function measureNode(node, options) {
   const http = Object.fromEntries(httpNames.map((n) => [n, []]));
   const inProcess = Object.fromEntries(inProcessKinds.map((k) => [k, []]));
   for (let round = 1; round <= options.rounds; round++) {
-    for (const name of httpNames) http[name].push(await measureCase(name, node, round, options));
+    // Each round starts with another case, so that none is always the first measured.
+    for (const name of rotated(httpNames, round - 1)) http[name].push(await measureCase(name, node, round, options));
     for (const kind of inProcessKinds) {
       const result = await inProcessRound(kind, node, round, options);
       console.error(
