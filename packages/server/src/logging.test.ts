@@ -1,7 +1,8 @@
 import { PassThrough } from 'node:stream';
 import { type FakeOpenAIServer, startFakeOpenAIServer } from '@agenthost/core/test';
+import { pino } from 'pino';
 import { afterEach, expect, test } from 'vitest';
-import { createLogger, storageErrorLog } from './logging.js';
+import { createLogger, requestLineLogger, storageErrorLog } from './logging.js';
 import { api, killAll, startServer } from './test-process.js';
 
 let fake: FakeOpenAIServer | undefined;
@@ -11,6 +12,16 @@ afterEach(async () => {
   fake = undefined;
 });
 const KEY = 'key-logging-0123456789abcdef';
+
+/** A stream for a logger to write to, and what it has written. */
+function captured() {
+  const out = new PassThrough();
+  let written = '';
+  out.on('data', (chunk) => {
+    written += chunk;
+  });
+  return { out, text: () => written };
+}
 
 test('one JSON log line per request, with the request id the client saw; no key and no input text', async () => {
   const server = await startServer({ AGENTHOST_API_KEYS: `acme:${KEY}`, AGENTHOST_LOG_FORMAT: 'json' });
@@ -183,11 +194,7 @@ test('a storage connection error is logged with its secrets redacted', () => {
 });
 
 test('the logger redacts keys, credentials and cookies on any line that holds a request', async () => {
-  const out = new PassThrough();
-  let text = '';
-  out.on('data', (chunk) => {
-    text += chunk;
-  });
+  const { out, text } = captured();
   const logger = createLogger({ level: 'info', pretty: false, destination: out });
   logger.info(
     { req: { headers: { 'x-api-key': 'k-secret-1', authorization: 'Bearer t-secret-2', cookie: 'c-secret-3' } } },
@@ -195,7 +202,46 @@ test('the logger redacts keys, credentials and cookies on any line that holds a 
   );
   logger.flush();
   await new Promise((resolve) => setImmediate(resolve));
-  expect(JSON.parse(text).req).toStrictEqual({
+  expect(JSON.parse(text()).req).toStrictEqual({
     headers: { 'x-api-key': '[redacted]', authorization: '[redacted]', cookie: '[redacted]' },
   });
+});
+
+test("a child logger with serializers of its own still redacts keys (as another request logger's would be)", async () => {
+  const { out, text } = captured();
+  const logger = createLogger({ level: 'info', pretty: false, destination: out });
+  const child = logger.child({}, { serializers: { req: (req: unknown) => req, res: (res: unknown) => res } });
+  child.info(
+    { req: { headers: { 'x-api-key': 'k-secret-1' } }, res: { headers: { 'set-cookie': 's-secret-2' } } },
+    'line',
+  );
+  child.child({ req: { headers: { authorization: 'Bearer t-secret-3' } } }).info('bound');
+  logger.flush();
+  await new Promise((resolve) => setImmediate(resolve));
+  expect(text()).not.toMatch(/secret/);
+  expect(
+    text()
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line).req.headers),
+  ).toStrictEqual([{ 'x-api-key': '[redacted]' }, { authorization: '[redacted]' }]);
+});
+
+test("request lines go through the host's logger without its redaction, and through another logger with that logger's", async () => {
+  const { out, text } = captured();
+  const own = pino({ redact: ['req.remoteAddress'] }, out);
+  expect(requestLineLogger(own)).toBe(own);
+  const host = createLogger({ level: 'info', pretty: false, destination: out });
+  const lines = requestLineLogger(host);
+  expect(lines).not.toBe(host);
+  // A field the host's redaction would change, to show which redaction the line met.
+  lines.info({ req: { headers: { 'x-api-key': 'shown' } } }, 'host');
+  requestLineLogger(own).info({ req: { remoteAddress: '10.0.0.1' } }, 'own');
+  await new Promise((resolve) => setImmediate(resolve));
+  expect(
+    text()
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line).req),
+  ).toStrictEqual([{ headers: { 'x-api-key': 'shown' } }, { remoteAddress: '[Redacted]' }]);
 });

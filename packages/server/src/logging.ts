@@ -1,23 +1,50 @@
-import { redactSecrets } from '@agenthost/core';
+import { REDACTED, redactSecrets } from '@agenthost/core';
 import type { ErrorLogger } from '@agenthost/express';
 import { type Logger, pino } from 'pino';
-import { logSerializers } from './log-serializers.js';
+
+/** The paths that must never reach a log: keys, credentials, cookies (for any line, the request log's included). */
+export const REDACTED_PATHS = [
+  'req.headers["x-api-key"]',
+  'req.headers.authorization',
+  'req.headers.cookie',
+  'res.headers["set-cookie"]',
+];
 
 /**
- * The server's logger: JSON lines, or readable lines when `pretty` (a terminal); on any line, the
- * secret headers of a `req` or `res` field as `[redacted]` ({@link logSerializers}).
+ * `err` fields: the router logs errors already described and redacted, as plain objects, which pino's
+ * error serializer would take for errors (adding `type` and an empty `stack`); real errors still get it.
  */
+const serializers = { err: (value: unknown) => (value instanceof Error ? pino.stdSerializers.err(value) : value) };
+
+/** The loggers {@link createLogger} made, whose redaction is only of {@link REDACTED_PATHS}. */
+const hostLoggers = new WeakSet<Logger>();
+
+/** The server's logger: JSON lines, or readable lines when `pretty` (a terminal); secret headers redacted on any line. */
 export function createLogger(options: { level: string; pretty: boolean; destination?: NodeJS.WritableStream }): Logger {
-  const base = { level: options.level, serializers: logSerializers };
-  if (options.pretty)
-    return pino({
-      ...base,
-      transport: {
-        target: 'pino-pretty',
-        options: { colorize: true, translateTime: 'SYS:HH:MM:ss.l', destination: 2 },
-      },
-    });
-  return options.destination ? pino(base, options.destination as never) : pino(base);
+  const base = { level: options.level, redact: { paths: REDACTED_PATHS, censor: REDACTED }, serializers };
+  const logger = options.pretty
+    ? pino({
+        ...base,
+        transport: {
+          target: 'pino-pretty',
+          options: { colorize: true, translateTime: 'SYS:HH:MM:ss.l', destination: 2 },
+        },
+      })
+    : options.destination
+      ? pino(base, options.destination as never)
+      : pino(base);
+  hostLoggers.add(logger);
+  return logger;
+}
+
+/**
+ * The logger for request lines: a logger {@link createLogger} made, without its redaction (a request
+ * line holds no secret header to redact: it names the ones sent by `[redacted]` itself, and pino's
+ * redaction costs several microseconds on every line); any other logger as it is, so that its own
+ * redaction applies.
+ */
+export function requestLineLogger(logger: Logger): Logger {
+  return hostLoggers.has(logger) ? logger.child({}, { redact: [] }) : logger;
 }
 
 /**

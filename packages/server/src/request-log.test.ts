@@ -13,13 +13,14 @@ afterEach(() => {
 });
 
 /** An app with the request log in front of `routes`, its lines parsed as they are written. */
-async function loggedApp(routes: (app: express.Express) => void) {
+async function loggedApp(routes: (app: express.Express) => void, before?: express.RequestHandler) {
   const out = new PassThrough();
   const lines: Record<string, unknown>[] = [];
   out.on('data', (chunk: Buffer) => {
     for (const line of String(chunk).split('\n')) if (line) lines.push(JSON.parse(line));
   });
   const app = express();
+  if (before) app.use(before);
   app.use(requestLogger(createLogger({ level: 'info', pretty: false, destination: out })));
   routes(app);
   const server = app.listen(0, '127.0.0.1');
@@ -101,7 +102,7 @@ test('a request outside the API gets an id of its own: a new UUID unless the cli
   );
 });
 
-test('a 5xx is logged at error level; a 4xx at info', async () => {
+test('every request line is at info level, a 5xx too (the router logs its error once, at error level)', async () => {
   const { url, lines } = await loggedApp((app) => {
     app.get('/fail', (_req, res) => {
       res.status(503).end();
@@ -114,30 +115,66 @@ test('a 5xx is logged at error level; a 4xx at info', async () => {
   await (await fetch(`${url}/missing`)).text();
   await settle();
   expect(lines.map((line) => [line.level, line.msg, line.res, line.err])).toStrictEqual([
-    [50, 'GET /fail 503', { statusCode: 503 }, undefined],
+    [30, 'GET /fail 503', { statusCode: 503 }, undefined],
     [30, 'GET /missing 404', { statusCode: 404 }, undefined],
   ]);
 });
 
-test('a client that goes away before its answer is complete: one line, marked aborted', async () => {
-  let answered: () => void = () => {};
-  const gone = new Promise<void>((resolve) => {
-    answered = resolve;
-  });
-  const { url, lines } = await loggedApp((app) =>
+test('a client that goes away before its answer is complete: one line, marked aborted, with no status if none was sent', async () => {
+  const closed: string[] = [];
+  const { url, lines } = await loggedApp((app) => {
     app.get('/slow', (_req, res) => {
       res.write('part');
-      res.once('close', () => answered());
-    }),
-  );
+      res.once('close', () => closed.push('slow'));
+    });
+    app.get('/never', (_req, res) => {
+      res.once('close', () => closed.push('never'));
+    });
+  });
   const { port } = new URL(url);
-  const socket = connect(Number(port), '127.0.0.1');
-  socket.write('GET /slow HTTP/1.1\r\nHost: x\r\n\r\n');
-  await new Promise((resolve) => socket.once('data', resolve));
-  socket.destroy();
-  await gone;
+  for (const path of ['/slow', '/never']) {
+    const socket = connect(Number(port), '127.0.0.1');
+    socket.write(`GET ${path} HTTP/1.1\r\nHost: x\r\n\r\n`);
+    if (path === '/slow') await new Promise((resolve) => socket.once('data', resolve));
+    else await settle();
+    socket.destroy();
+    await settle();
+  }
+  expect(closed).toStrictEqual(['slow', 'never']);
+  expect(lines.map((line) => [line.msg, line.res, line.aborted])).toStrictEqual([
+    ['GET /slow 200', { statusCode: 200 }, true],
+    ['GET /never -', { statusCode: null }, true],
+  ]);
+});
+
+test("a request's id already given by a middleware in front is kept when safe; the router's id is the line's", async () => {
+  const { url, lines } = await loggedApp(
+    (app) => {
+      app.get('/given', (req, res) => {
+        res.json({ id: (req as unknown as { id: string }).id });
+      });
+      app.get('/routed', (_req, res) => {
+        // The API's own id for the request, as its request context keeps it.
+        res.locals.agenthost = { requestId: 'router-id-1' };
+        res.json({});
+      });
+    },
+    // A request-id middleware of the app's own, in front of the request log.
+    (req, _res, next) => {
+      const preset = req.get('x-app-id');
+      if (preset !== undefined) (req as unknown as { id: string }).id = preset;
+      next();
+    },
+  );
+  const ids: string[] = [];
+  for (const preset of ['app-id-1', 'not a safe id!']) {
+    const answer = await fetch(`${url}/given`, { headers: { 'x-app-id': preset, 'x-request-id': 'client-id-1' } });
+    ids.push(((await answer.json()) as { id: string }).id);
+  }
+  await (await fetch(`${url}/routed`, { headers: { 'x-request-id': 'client-id-2' } })).text();
   await settle();
-  expect(lines.map((line) => [line.msg, line.aborted])).toStrictEqual([['GET /slow 200', true]]);
+  expect(ids).toStrictEqual(['app-id-1', 'client-id-1']);
+  expect(lines.map((line) => line.request_id)).toStrictEqual(['app-id-1', 'client-id-1', 'router-id-1']);
 });
 
 test('one line per request, whichever of finish and close comes first', async () => {
