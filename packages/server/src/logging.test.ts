@@ -244,4 +244,18 @@ test("request lines go through the host's logger without its redaction, and thro
       .split('\n')
       .map((line) => JSON.parse(line).req),
   ).toStrictEqual([{ headers: { 'x-api-key': 'shown' } }, { remoteAddress: '[Redacted]' }]);
+  // The host's logger, and its children made after, still redact.
+  const after = captured();
+  const again = createLogger({ level: 'info', pretty: false, destination: after.out });
+  requestLineLogger(again);
+  again.info({ req: { headers: { 'x-api-key': 'k-secret-1' } } }, 'parent');
+  again.child({}).info({ req: { headers: { 'x-api-key': 'k-secret-2' } } }, 'child');
+  await new Promise((resolve) => setImmediate(resolve));
+  expect(
+    after
+      .text()
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line).req),
+  ).toStrictEqual([{ headers: { 'x-api-key': '[redacted]' } }, { headers: { 'x-api-key': '[redacted]' } }]);
 });

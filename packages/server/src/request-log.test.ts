@@ -121,29 +121,36 @@ test('every request line is at info level, a 5xx too (the router logs its error 
 });
 
 test('a client that goes away before its answer is complete: one line, marked aborted, with no status if none was sent', async () => {
+  const reached: string[] = [];
   const closed: string[] = [];
   const { url, lines } = await loggedApp((app) => {
     app.get('/slow', (_req, res) => {
+      reached.push('slow');
       res.write('part');
       res.once('close', () => closed.push('slow'));
     });
     app.get('/never', (_req, res) => {
+      reached.push('never');
       res.once('close', () => closed.push('never'));
     });
   });
   const { port } = new URL(url);
-  for (const path of ['/slow', '/never']) {
+  const until = async (done: () => boolean) => {
+    while (!done()) await new Promise((resolve) => setTimeout(resolve, 5));
+  };
+  for (const path of ['slow', 'never']) {
     const socket = connect(Number(port), '127.0.0.1');
-    socket.write(`GET ${path} HTTP/1.1\r\nHost: x\r\n\r\n`);
-    if (path === '/slow') await new Promise((resolve) => socket.once('data', resolve));
-    else await settle();
+    socket.write(`GET /${path} HTTP/1.1\r\nHost: x\r\n\r\n`);
+    await until(() => reached.includes(path));
     socket.destroy();
-    await settle();
+    await until(() => closed.includes(path));
   }
-  expect(closed).toStrictEqual(['slow', 'never']);
-  expect(lines.map((line) => [line.msg, line.res, line.aborted])).toStrictEqual([
-    ['GET /slow 200', { statusCode: 200 }, true],
-    ['GET /never -', { statusCode: null }, true],
+  await settle();
+  expect(
+    lines.map((line) => [line.msg, line.res, line.aborted, (line.req as { remoteAddress: string }).remoteAddress]),
+  ).toStrictEqual([
+    ['GET /slow 200', { statusCode: 200 }, true, '127.0.0.1'],
+    ['GET /never -', { statusCode: null }, true, '127.0.0.1'],
   ]);
 });
 

@@ -33,13 +33,13 @@ function loggedHeaders(headers: IncomingMessage['headers']): Record<string, unkn
 const pathOf = (req: Request) => (req.originalUrl ?? req.url).split('?')[0];
 
 /** A request's line: what it asked, what the router knows of it, and how it was answered. */
-function requestLine(req: Request, res: Response, id: string, started: number, aborted: boolean) {
+function requestLine(req: Request, res: Response, id: string, started: number, remoteAddress: string | undefined) {
   const details = res.locals ? requestDetails(res) : {};
   return {
     req: {
       method: req.method,
       url: req.originalUrl ?? req.url,
-      remoteAddress: req.socket.remoteAddress,
+      remoteAddress,
       headers: loggedHeaders(req.headers),
     },
     ...(details.request_id === undefined && { request_id: id }),
@@ -48,7 +48,7 @@ function requestLine(req: Request, res: Response, id: string, started: number, a
     res: { statusCode: res.headersSent ? res.statusCode : null },
     responseTime: Date.now() - started,
     // The client went away before the whole answer was sent.
-    ...(aborted && { aborted: true }),
+    ...(!res.writableFinished && { aborted: true }),
   };
 }
 
@@ -68,12 +68,14 @@ export function requestLogger(logger: Logger): RequestHandler {
   return function agentHostRequestLog(req, res, next) {
     const started = Date.now();
     const id = requestIdOf(req);
+    // Read now: a socket the client has closed no longer has its address.
+    const remoteAddress = req.socket.remoteAddress;
     // The API's request context takes this id, so that the line and the answer's `x-request-id` agree.
     (req as Request & { id?: string }).id = id;
     const done = () => {
       res.off('finish', done);
       res.off('close', done);
-      const line = requestLine(req, res, id, started, !res.writableFinished);
+      const line = requestLine(req, res, id, started, remoteAddress);
       lines.info(line, `${req.method} ${pathOf(req)} ${line.res.statusCode ?? '-'}`);
     };
     res.on('finish', done);
