@@ -22,6 +22,14 @@ afterEach(() => {
 });
 
 describe('callAbort', () => {
+  test('an abort keeps its getters on its prototype: no accessor is made per model call', () => {
+    const abort = callAbort(50, []);
+    const own = Object.values(Object.getOwnPropertyDescriptors(abort));
+    expect(own.filter((d) => d.get || d.set)).toStrictEqual([]);
+    expect([abort.signal instanceof AbortSignal, abort.timedOut]).toStrictEqual([true, false]);
+    abort.release();
+  });
+
   test('aborts at the timeout with the reason AbortSignal.timeout gives, and says it timed out', () => {
     const abort = callAbort(50, []);
     vi.advanceTimersByTime(49);

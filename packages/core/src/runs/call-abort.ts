@@ -15,38 +15,55 @@ export interface CallAbort {
 }
 
 /**
+ * One model call's abort. A class rather than an object literal with a `timedOut` getter: V8 keeps an
+ * accessor made per call (its closure and accessor pair) alive through young-generation collections,
+ * which promoted every call's abort to the old generation and grew the young one (measured in
+ * docs/performance.md, "Peak memory").
+ */
+class ModelCallAbort implements CallAbort {
+  readonly #controller = new AbortController();
+  readonly #timer: ReturnType<typeof setTimeout>;
+  readonly #followed: [AbortSignal, () => void][] = [];
+  #timedOut = false;
+
+  constructor(timeoutMs: number, follow: readonly (AbortSignal | undefined)[]) {
+    this.#timer = setTimeout(() => {
+      this.#timedOut = true;
+      this.#controller.abort(new DOMException('The operation was aborted due to timeout', 'TimeoutError'));
+    }, timeoutMs);
+    // Like `AbortSignal.timeout`'s, the timer does not keep the process alive by itself.
+    this.#timer.unref?.();
+    for (const source of follow) {
+      // Listening to a signal that never aborts would only cost its listener (about 1 µs a call).
+      if (!source || neverLost(source)) continue;
+      if (source.aborted) {
+        this.#controller.abort(source.reason);
+        break;
+      }
+      const onAbort = () => this.#controller.abort(source.reason);
+      source.addEventListener('abort', onAbort, { once: true });
+      this.#followed.push([source, onAbort]);
+    }
+  }
+
+  get signal(): AbortSignal {
+    return this.#controller.signal;
+  }
+
+  get timedOut(): boolean {
+    return this.#timedOut;
+  }
+
+  release(): void {
+    clearTimeout(this.#timer);
+    for (const [source, onAbort] of this.#followed.splice(0)) source.removeEventListener('abort', onAbort);
+  }
+}
+
+/**
  * Starts the abort of a model call: `signal` aborts after `timeoutMs` or when one of `follow` aborts
  * (already aborted: at once). Call `release()` in a `finally` when the call ends.
  */
 export function callAbort(timeoutMs: number, follow: readonly (AbortSignal | undefined)[]): CallAbort {
-  const controller = new AbortController();
-  let timedOut = false;
-  const timer = setTimeout(() => {
-    timedOut = true;
-    controller.abort(new DOMException('The operation was aborted due to timeout', 'TimeoutError'));
-  }, timeoutMs);
-  // Like `AbortSignal.timeout`'s, the timer does not keep the process alive by itself.
-  timer.unref?.();
-  const followed: [AbortSignal, () => void][] = [];
-  for (const source of follow) {
-    // Listening to a signal that never aborts would only cost its listener (about 1 µs a call).
-    if (!source || neverLost(source)) continue;
-    if (source.aborted) {
-      controller.abort(source.reason);
-      break;
-    }
-    const onAbort = () => controller.abort(source.reason);
-    source.addEventListener('abort', onAbort, { once: true });
-    followed.push([source, onAbort]);
-  }
-  return {
-    signal: controller.signal,
-    get timedOut() {
-      return timedOut;
-    },
-    release() {
-      clearTimeout(timer);
-      for (const [source, onAbort] of followed.splice(0)) source.removeEventListener('abort', onAbort);
-    },
-  };
+  return new ModelCallAbort(timeoutMs, follow);
 }

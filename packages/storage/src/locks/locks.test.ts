@@ -34,6 +34,26 @@ describe('redisLocks', () => {
 
   lockContractTests({ describe, test }, async () => (await make()).locks, { shared: true });
 
+  test('a lease reads validUntil from its prototype, renewed with it; no accessor is made per lease', async () => {
+    const { locks } = await make(300);
+    const before = Date.now();
+    const lease = await locks.acquire('until', { waitMs: 1000 });
+    try {
+      const accessors = (value: object) =>
+        Object.values(Object.getOwnPropertyDescriptors(value)).filter((d) => d.get || d.set).length;
+      expect(accessors(lease)).toBe(0);
+      const first = lease.validUntil!;
+      expect(first).toBeGreaterThanOrEqual(before + 300);
+      expect(first).toBeLessThanOrEqual(Date.now() + 300);
+      // A renewal every third of the lease moves it on.
+      await sleep(250);
+      expect(lease.validUntil!).toBeGreaterThan(first);
+    } finally {
+      // Released whatever happened: another test takes over the first key under the prefix.
+      await lease.release();
+    }
+  });
+
   test('a held lease is renewed past its length, and others keep waiting', async () => {
     const [{ locks: a }, { locks: b }] = [await make(300), await make(300)];
     const lease = await a.acquire('renewed', { waitMs: 1000 });
