@@ -49,8 +49,8 @@ function retryRelease(release: () => Promise<unknown>, until: number): void {
 
 /**
  * A lease whose `validUntil` is read from its holder: a class, so that its getter is its prototype's,
- * not an accessor made for every lease (V8 keeps those alive through young-generation collections:
- * docs/performance.md, "Peak memory").
+ * not an accessor made for every lease (the pattern V8 was measured to keep alive through
+ * young-generation collections in a model call's abort: docs/performance.md, "Peak memory").
  */
 class HeldLease implements Lease {
   readonly #until: () => number | undefined;
