@@ -2,11 +2,12 @@ import { REDACTED, redactSecrets } from '@agenthost/core';
 import type { ErrorLogger } from '@agenthost/express';
 import { type Logger, pino } from 'pino';
 
-/** The paths that must never reach a log: keys, credentials, cookies (for any line, the request log's included). */
+/** The request headers no log line may hold: keys, credentials, cookies. */
+export const SECRET_REQUEST_HEADERS = ['x-api-key', 'authorization', 'cookie'] as const;
+
+/** The paths that must never reach a log: the secret headers of a request, a response's cookies. */
 export const REDACTED_PATHS = [
-  'req.headers["x-api-key"]',
-  'req.headers.authorization',
-  'req.headers.cookie',
+  ...SECRET_REQUEST_HEADERS.map((name) => `req.headers["${name}"]`),
   'res.headers["set-cookie"]',
 ];
 

@@ -1,31 +1,25 @@
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
 import { REDACTED } from '@agenthost/core';
-import { requestDetails } from '@agenthost/express';
+import { isSafeRequestId, requestDetails } from '@agenthost/express';
 import type { Request, RequestHandler, Response } from 'express';
 import type { Logger } from 'pino';
-import { requestLineLogger } from './logging.js';
-
-const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
-/** The request headers a line names only by `[redacted]`, when they were sent. */
-const SECRET_HEADERS = ['x-api-key', 'authorization', 'cookie'] as const;
-
-const safeId = (id: unknown): id is string => typeof id === 'string' && REQUEST_ID.test(id);
+import { requestLineLogger, SECRET_REQUEST_HEADERS } from './logging.js';
 
 /**
  * The request's id: the one it has (`req.id`, from a request-id middleware in front or another pass
  * through a request log) when safe, else the client's `x-request-id` when safe, else a new UUID.
  */
 function requestIdOf(req: IncomingMessage & { id?: unknown }): string {
-  if (safeId(req.id)) return req.id;
+  if (isSafeRequestId(req.id)) return req.id;
   const given = req.headers['x-request-id'];
-  return safeId(given) ? given : randomUUID();
+  return isSafeRequestId(given) ? given : randomUUID();
 }
 
 /** The headers of a request line: its user agent, and the secret ones it sent as `[redacted]` only. */
 function loggedHeaders(headers: IncomingMessage['headers']): Record<string, unknown> {
   const logged: Record<string, unknown> = { 'user-agent': headers['user-agent'] };
-  for (const name of SECRET_HEADERS) if (headers[name] !== undefined) logged[name] = REDACTED;
+  for (const name of SECRET_REQUEST_HEADERS) if (headers[name] !== undefined) logged[name] = REDACTED;
   return logged;
 }
 
