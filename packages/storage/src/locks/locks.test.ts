@@ -104,6 +104,32 @@ describe('redisLocks', () => {
     expect(outcomes).toStrictEqual(Array(5).fill('storage_unavailable'));
   });
 
+  test('a failed command fails the waiters queued for its lock, not those of another lock', async () => {
+    let sets = 0;
+    // The second SET (the first of lock 'a') never answers; every other one takes its lock.
+    const client = {
+      set: () => (++sets === 2 ? new Promise(() => {}) : Promise.resolve('OK')),
+      eval: async () => 1,
+    } as never;
+    const locks = redisLocks(client, { prefix, commandTimeoutMs: 150 });
+    const outcome = (name: string) =>
+      locks.acquire(name, { waitMs: 2000 }).then(
+        async (lease) => {
+          await lease.release();
+          return 'taken';
+        },
+        (error: { code?: string }) => error.code,
+      );
+    const holder = await locks.acquire('b', { waitMs: 100 });
+    const queued = [outcome('a'), outcome('a'), outcome('b')];
+    await sleep(300);
+    await holder.release();
+    expect([await Promise.all(queued), sets]).toStrictEqual([
+      ['storage_unavailable', 'storage_unavailable', 'taken'],
+      3,
+    ]);
+  });
+
   test('a release that cannot reach Redis still frees the lock for the next waiter in the process', async () => {
     const failing = { set: async () => 'OK', eval: () => Promise.reject(new Error('connection lost')) } as never;
     const locks = redisLocks(failing, { prefix });

@@ -8,6 +8,7 @@ import {
   StorageUnavailableError,
 } from '@agenthost/core';
 import { withDeadline } from '../deadline.js';
+import { lockFailures } from './lock-failures.js';
 import { pollDelay } from './poll-delay.js';
 
 /** The Redis commands the locks use; a node-redis v4/v5 client (`createClient()`) fits. */
@@ -169,8 +170,9 @@ function withLocal(lease: Lease, local: Lease): Lease {
  *
  * An in-process lock comes first: waiters in this process queue for it, and only the first of them
  * asks Redis; waiting for another process's lease polls, after 1 ms at first and up to `pollMs` apart.
- * When Redis fails a command while a waiter queued, the waiter fails at once with the same
- * `StorageUnavailableError` rather than waiting out a deadline of its own behind each one before it.
+ * When Redis fails a lock's command while a waiter queued for the same lock, the waiter fails at once
+ * with the same `StorageUnavailableError` rather than waiting out a deadline of its own behind each one
+ * before it; waiters for other locks ask Redis themselves.
  */
 export function redisLocks(
   client: RedisLockClient | (() => RedisLockClient),
@@ -184,10 +186,9 @@ export function redisLocks(
   const command: RunCommand = (work) => withDeadline(() => work(current()), commandTimeoutMs, options.onTimeout);
   const release = (key: string, token: string) => command((c) => c.eval(RELEASE, { keys: [key], arguments: [token] }));
 
-  /** The last time a lock command failed, and how. */
-  let lastFailure: { at: number; error: StorageUnavailableError } | undefined;
+  const failures = lockFailures();
 
-  async function tryTake(key: string, token: string): Promise<boolean> {
+  async function tryTake(name: string, key: string, token: string): Promise<boolean> {
     try {
       return (await command((c) => c.set(key, token, { NX: true, PX: leaseMs }))) === 'OK';
     } catch (error) {
@@ -197,7 +198,7 @@ export function redisLocks(
         message: 'The lock service is unavailable; retry later',
         cause: error,
       });
-      lastFailure = { at: Date.now(), error: failure };
+      failures.record(name, failure);
       throw failure;
     }
   }
@@ -208,7 +209,7 @@ export function redisLocks(
     for (let attempt = 0; ; attempt++) {
       signal?.throwIfAborted();
       const sentAt = Date.now();
-      if (await tryTake(key, token)) return holdLease(key, token, sentAt, leaseMs, command, release);
+      if (await tryTake(name, key, token)) return holdLease(key, token, sentAt, leaseMs, command, release);
       const left = deadline - Date.now();
       if (left <= 0) throw new ConflictError({ message: `Gave up waiting ${waitMs} ms for a lock` });
       await sleep(Math.min(left, pollDelay(attempt, pollMs)));
@@ -220,9 +221,10 @@ export function redisLocks(
     async acquire(name: string, { waitMs, signal }: AcquireOptions): Promise<Lease> {
       const started = Date.now();
       const deadline = started + waitMs;
+      failures.waiting(waitMs);
       const inner = await local.acquire(name, { waitMs, ...(signal && { signal }) });
       try {
-        if (lastFailure && lastFailure.at >= started) throw lastFailure.error;
+        failures.throwIfSince(name, started);
         return withLocal(await take(name, deadline, waitMs, signal), inner);
       } catch (error) {
         await inner.release();
