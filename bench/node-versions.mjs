@@ -19,19 +19,18 @@
 //   node bench/node-versions.mjs              # or: pnpm bench:node
 //   BENCH_SECONDS=10 node bench/node-versions.mjs
 
-import { spawn } from 'node:child_process';
-import { existsSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import autocannon from 'autocannon';
-import { BenchError, nodeVersion, resolveNode } from './run-route/processes.mjs';
+import { BenchError, nodeVersion, resolveNode, startProcess, stopProcess } from './run-route/processes.mjs';
 
 const SERVER = fileURLToPath(new URL('../packages/server/dist/bin.js', import.meta.url));
 const API_KEY = 'bench-key-0123456789abcdef';
 const CONNECTIONS = 10;
 const SECONDS = parseSeconds(process.env.BENCH_SECONDS, 5);
 const WARMUP_SECONDS = Math.min(2, SECONDS);
-const START_TIMEOUT_MS = 15_000;
-const STOP_TIMEOUT_MS = 15_000;
 
 const SCENARIOS = [
   { name: 'get', label: 'GET /agents/:id', request: (agentId) => ({ method: 'GET', path: `/agents/${agentId}` }) },
@@ -64,66 +63,29 @@ function parseSeconds(value, fallback) {
   return n;
 }
 
-/** Starts the server with `bin`; resolves with the child process and its base URL. */
-function startServer(bin) {
+/**
+ * Starts the server with `bin`, its output to files in `home` (so that reading its request logs
+ * takes no CPU from the load generator); resolves with the started process and its base URL.
+ */
+async function startServer(bin, home) {
   const env = { ...process.env, PORT: '0', HOST: '127.0.0.1', AGENTHOST_API_KEYS: `bench:${API_KEY}` };
   for (const name of Object.keys(env))
     if (/^(OPENAI|ANTHROPIC|GOOGLE_GENERATIVE_AI|AGENTHOST)_|^NODE_OPTIONS$/.test(name)) delete env[name];
   env.AGENTHOST_API_KEYS = `bench:${API_KEY}`;
   env.AGENTHOST_STORE = 'memory';
+  env.AGENTHOST_HOME = home;
+  env.AGENTHOST_LOG_FORMAT = 'json';
   // The per-key limit (600 a minute) would throttle a load test of one key.
   env.AGENTHOST_RATE_LIMIT = '0';
-  const child = spawn(bin, [SERVER, 'serve'], { env, stdio: ['ignore', 'pipe', 'pipe'] });
-  let stdout = '';
-  let stderr = '';
-  return new Promise((resolve, reject) => {
-    const fail = (why) => {
-      clearTimeout(timer);
-      child.kill('SIGKILL');
-      reject(new StartError(`${why}${stderr.trim() ? `\n${stderr.trim()}` : ''}`));
-    };
-    const timer = setTimeout(
-      () => fail(`server did not report it was listening within ${START_TIMEOUT_MS / 1000} s`),
-      START_TIMEOUT_MS,
-    );
-    child.stderr.setEncoding('utf8').on('data', (chunk) => {
-      stderr += chunk;
-    });
-    child.stdout.setEncoding('utf8').on('data', function onData(chunk) {
-      stdout += chunk;
-      const match = /agenthost listening on (http:\/\/\S+)/.exec(stdout);
-      if (!match) return;
-      clearTimeout(timer);
-      child.stdout.off('data', onData);
-      child.stdout.resume(); // keep draining later output
-      child.off('exit', onEarlyExit);
-      child.off('error', onError);
-      resolve({
-        child,
-        url: match[1],
-        exited: new Promise((done) => child.once('exit', (code, signal) => done({ code, signal }))),
-      });
-    });
-    function onEarlyExit(code, signal) {
-      fail(`server exited before listening (code ${code}, signal ${signal})`);
-    }
-    function onError(error) {
-      fail(`could not run ${bin}: ${error.message}`);
-    }
-    child.once('exit', onEarlyExit);
-    child.once('error', onError);
+  const started = await startProcess({
+    bin,
+    script: SERVER,
+    args: ['serve'],
+    env,
+    logFile: join(home, `server-${process.pid}-${Date.now()}.log`),
+    ready: /agenthost listening on (http:\/\/\S+)/,
   });
-}
-
-async function stopServer({ child, exited }) {
-  if (child.exitCode !== null || child.signalCode !== null) return;
-  child.kill('SIGTERM');
-  const timeout = new Promise((resolve) => setTimeout(resolve, STOP_TIMEOUT_MS, 'timeout').unref());
-  if ((await Promise.race([exited, timeout])) === 'timeout') {
-    console.error(`server pid ${child.pid} still running ${STOP_TIMEOUT_MS / 1000} s after SIGTERM; sending SIGKILL`);
-    child.kill('SIGKILL');
-    await exited;
-  }
+  return { ...started, url: started.match[1] };
 }
 
 async function createAgent(url) {
@@ -155,8 +117,8 @@ function load(url, { method, path, body }, seconds) {
   });
 }
 
-async function measure(label, bin) {
-  const server = await startServer(bin);
+async function measure(label, bin, home) {
+  const server = await startServer(bin, home);
   const results = {};
   try {
     const agentId = await createAgent(server.url);
@@ -180,7 +142,7 @@ async function measure(label, bin) {
       );
     }
   } finally {
-    await stopServer(server);
+    await stopProcess(server);
   }
   return results;
 }
@@ -205,10 +167,17 @@ async function main() {
   const v24 = nodeVersion(node24);
 
   console.error(`measuring ${CONNECTIONS} connections, ${WARMUP_SECONDS} s warm-up + ${SECONDS} s per scenario`);
-  console.error(`Node 22 column: ${v22}`);
-  const r22 = await measure('node22', node22);
-  console.error(`Node 24 column: ${v24}`);
-  const r24 = await measure('node24', node24);
+  const home = mkdtempSync(join(tmpdir(), 'agenthost-node-versions-'));
+  let r22;
+  let r24;
+  try {
+    console.error(`Node 22 column: ${v22}`);
+    r22 = await measure('node22', node22, home);
+    console.error(`Node 24 column: ${v24}`);
+    r24 = await measure('node24', node24, home);
+  } finally {
+    rmSync(home, { recursive: true, force: true });
+  }
 
   const rows = [['scenario', `node22 req/s`, `node24 req/s`, 'ratio 24/22', 'node22 p99 ms', 'node24 p99 ms']];
   const problems = [];

@@ -43,7 +43,8 @@
 // as agenthost's), --floor-yield (the floor goes on with each request on the event loop's next turn, as
 // agenthost's router does), --features (the standalone server as shipped against itself with its
 // request logs, its metrics, its rate limits, and all three turned off, and the mounted router),
-// --profile <dir>.
+// --node-flags=<flags> (flags for the Node of every case, separated by spaces, e.g.
+// --node-flags=--max-semi-space-size=16), --profile <dir>.
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -96,6 +97,7 @@ function parseOptions() {
       'floor-telemetry': { type: 'string', default: 'on' },
       'floor-yield': { type: 'boolean', default: false },
       features: { type: 'boolean', default: false },
+      'node-flags': { type: 'string', default: '' },
       profile: { type: 'string' },
     },
   });
@@ -120,6 +122,7 @@ function parseOptions() {
     floorTelemetry: values['floor-telemetry'] !== 'off',
     floorYield: values['floor-yield'],
     features: values.features,
+    nodeFlags: values['node-flags'].split(/\s+/).filter(Boolean),
     profile: values.profile,
   };
   if (options.servers > 2) throw new BenchError('--servers is 1 or 2');
@@ -194,7 +197,7 @@ async function measureNode(node, options) {
   for (let round = 1; round <= options.rounds; round++) {
     // Each round starts with another case, so that none is always the first measured.
     for (const name of rotated(httpNames, round - 1)) http[name].push(await measureCase(name, node, round, options));
-    for (const kind of inProcessKinds) {
+    for (const kind of rotated(inProcessKinds, round - 1)) {
       const result = await inProcessRound(kind, node, round, options);
       console.error(
         `  ${node.label} round ${round} ${LABELS[kind]}: ${fmt(result.per_second)} calls/s, peak RSS ${fmt(result.max_rss_kb / 1024)} MB`,
@@ -216,7 +219,8 @@ function httpReport(node, http, options) {
   const store = options.store === 'memory' ? 'memory' : options.store.split(':')[0];
   const lines = [
     `HTTP: ${options.connections} connections, ${options.turns}-turn conversations, ${options.requests} runs and ` +
-      `${options.getRequests} GETs measured per case after a warm-up, store ${store}; medians of ${options.rounds}\n`,
+      `${options.getRequests} GETs measured per case after a warm-up, store ${store}; medians of ${options.rounds}` +
+      `${options.servers === 2 ? "; two servers' p99 is the worse of theirs" : ''}\n`,
     httpTable(http, LABELS, base, baseLabel),
     '',
     ...roundRatios(http, LABELS, base, baseLabel),
@@ -239,7 +243,8 @@ function report(node, { http, inProcess }, options) {
     );
   }
   const targets = targetLines(http, inProcess);
-  if (targets.length) lines.push('', ...targets.map((t) => `target node${node.major} ${t}`));
+  const flags = options.nodeFlags.length ? ` with ${options.nodeFlags.join(' ')}` : '';
+  if (targets.length) lines.push('', ...targets.map((t) => `target node${node.major}${flags} ${t}`));
   const failed = problems(node.label, http, LABELS);
   if (failed.length)
     lines.push('\nwarning: some requests did not succeed, so those numbers are not comparable:', ...failed);
@@ -263,7 +268,8 @@ async function main() {
     const version = nodeVersion(bin);
     return { major: version.slice(1).split('.')[0], bin, version, label: `node${version.slice(1).split('.')[0]}` };
   });
-  const output = [`# run route vs a bare AI-SDK route (${machine()})`];
+  const flags = options.nodeFlags.length ? `; every case's Node with ${options.nodeFlags.join(' ')}` : '';
+  const output = [`# run route vs a bare AI-SDK route (${machine()}${flags})`];
   // Other work on the machine skews the numbers; a load well above 0 before the start says so.
   const [loadBefore] = loadavg();
   try {

@@ -1,6 +1,6 @@
 // Does the cost of a run or a list grow with data that it does not need?
 //
-// For each store (memory, SQLite, Redis) this script measures, in one run:
+// For each store (memory, SQLite, Redis, PostgreSQL) this script measures, in one run:
 //   run   the latency of AgentService.runAgent (echo model) in a session with 10 earlier turns,
 //         and in one with 10,000 earlier turns;
 //   list  the latency of listAgents for an account with 10 agents, when the store holds no other
@@ -12,7 +12,8 @@
 //   pnpm build && node bench/storage-scaling.mjs          # or: pnpm bench:storage
 //   BENCH_STORES=memory,redis BENCH_TURNS=10000 BENCH_OTHER_AGENTS=100000 BENCH_SAMPLES=300 node bench/storage-scaling.mjs
 //
-// Redis is REDIS_URL (default redis://127.0.0.1:6379); the script writes under a fresh namespace and
+// Redis is REDIS_URL (default redis://127.0.0.1:6379), PostgreSQL is POSTGRES_URL (default
+// postgres://postgres@127.0.0.1:5432/test); the script writes under a fresh namespace in each and
 // deletes it afterwards. SQLite uses a temporary file.
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -20,12 +21,14 @@ import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { AgentService, echoModels } from '../packages/core/dist/index.js';
 import { openStore } from '../packages/storage/dist/index.js';
+import { clearStore } from './run-route/processes.mjs';
 
-const STORES = (process.env.BENCH_STORES ?? 'memory,sqlite,redis').split(',').map((s) => s.trim());
+const STORES = (process.env.BENCH_STORES ?? 'memory,sqlite,redis,postgres').split(',').map((s) => s.trim());
 const TURNS = Number(process.env.BENCH_TURNS ?? 10_000);
 const OTHERS = Number(process.env.BENCH_OTHER_AGENTS ?? 100_000);
 const SAMPLES = Number(process.env.BENCH_SAMPLES ?? 300);
 const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
+const POSTGRES_URL = process.env.POSTGRES_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
 const namespace = `bench-${process.pid}-${Date.now().toString(36)}`;
 
 const median = (xs) => {
@@ -113,20 +116,16 @@ async function measure(kind, location) {
   return { kind, runShort, runLong, listAlone, listCrowded, seedSeconds, close: () => opened.close() };
 }
 
-async function clearRedis() {
-  const { createClient } = await import('../packages/storage/node_modules/@keyv/redis/dist/index.js');
-  const client = createClient({ url: REDIS_URL });
-  await client.connect();
-  for await (const keys of client.scanIterator({ MATCH: `${namespace}*`, COUNT: 1000 }))
-    if (keys.length) await client.del(keys);
-  client.destroy();
-}
-
 const dir = await mkdtemp(join(tmpdir(), 'agenthost-bench-'));
 const rows = [];
 try {
   for (const kind of STORES) {
-    const location = { memory: 'memory', sqlite: `sqlite://${join(dir, 'bench.sqlite')}`, redis: REDIS_URL }[kind];
+    const location = {
+      memory: 'memory',
+      sqlite: `sqlite://${join(dir, 'bench.sqlite')}`,
+      redis: REDIS_URL,
+      postgres: POSTGRES_URL,
+    }[kind];
     if (!location) throw new Error(`unknown store ${kind}`);
     process.stderr.write(`${kind}: seeding ${TURNS} turns and ${OTHERS} other agents, ${SAMPLES} samples each...\n`);
     const r = await measure(kind, location);
@@ -135,16 +134,17 @@ try {
   }
 } finally {
   await rm(dir, { recursive: true, force: true });
-  if (STORES.includes('redis')) await clearRedis();
+  if (STORES.includes('redis')) await clearStore(REDIS_URL, namespace);
+  if (STORES.includes('postgres')) await clearStore(POSTGRES_URL, namespace);
 }
 
 const f = (ms) => ms.toFixed(3).padStart(8);
 console.log(`\nmedian latency in ms (${SAMPLES} samples each; node ${process.version})\n`);
-console.log('store   | run, 10 turns | run, 10k turns | ratio | list, alone | list, 100k others | ratio | setup s');
-console.log('--------|---------------|----------------|-------|-------------|-------------------|-------|--------');
+console.log('store    | run, 10 turns | run, 10k turns | ratio | list, alone | list, 100k others | ratio | setup s');
+console.log('---------|---------------|----------------|-------|-------------|-------------------|-------|--------');
 for (const r of rows) {
   console.log(
-    `${r.kind.padEnd(7)} | ${f(r.runShort)}      | ${f(r.runLong)}       | ${(r.runLong / r.runShort).toFixed(2)}  | ${f(r.listAlone)}    | ${f(r.listCrowded)}          | ${(r.listCrowded / r.listAlone).toFixed(2)}  | ${r.seedSeconds.toFixed(1)}`,
+    `${r.kind.padEnd(8)} | ${f(r.runShort)}      | ${f(r.runLong)}       | ${(r.runLong / r.runShort).toFixed(2)}  | ${f(r.listAlone)}    | ${f(r.listCrowded)}          | ${(r.listCrowded / r.listAlone).toFixed(2)}  | ${r.seedSeconds.toFixed(1)}`,
   );
 }
 console.log('');

@@ -12,10 +12,20 @@ const SERVER = script('../../packages/server/dist/bin.js');
 const STANDALONE_READY = /agenthost listening on (http:\/\/\S+)/;
 const APP_READY = /listening on (http:\/\/\S+) agent (\S+)/;
 
-/** `--cpu-prof` arguments when profiling: one `.cpuprofile` per process, named after its case. */
-function profileArgs(options, name) {
-  if (!options.profile) return [];
-  return ['--cpu-prof', '--cpu-prof-dir', options.profile, '--cpu-prof-name', `${name}.cpuprofile`];
+/**
+ * The flags of every case's Node: `--node-flags`, then `--cpu-prof` arguments when profiling (one
+ * `.cpuprofile` per process, named after its case).
+ */
+function nodeArgs(options, name) {
+  if (!options.profile) return options.nodeFlags;
+  return [
+    ...options.nodeFlags,
+    '--cpu-prof',
+    '--cpu-prof-dir',
+    options.profile,
+    '--cpu-prof-name',
+    `${name}.cpuprofile`,
+  ];
 }
 
 /** The environment of a child: this one's, without provider keys, agenthost settings or NODE_OPTIONS. */
@@ -68,7 +78,7 @@ function startStandalone(node, options, namespace, processName, without = {}) {
   });
   return startProcess({
     bin: node.bin,
-    nodeArgs: profileArgs(options, processName),
+    nodeArgs: nodeArgs(options, processName),
     script: SERVER,
     args: ['serve'],
     env,
@@ -111,7 +121,7 @@ function floorArgs(options) {
 async function appCase(name, node, options, namespace, processName) {
   const app = await startProcess({
     bin: node.bin,
-    nodeArgs: profileArgs(options, processName),
+    nodeArgs: nodeArgs(options, processName),
     script: script(name === 'floor' ? './floor-app.mjs' : './mounted-app.mjs'),
     args: name !== 'floor' ? [API_KEY, options.store, namespace] : floorArgs(options),
     env: cleanEnv(),
@@ -148,7 +158,7 @@ export async function stopCase(started) {
 export function inProcessRound(kind, node, round, options) {
   const args = [
     '--expose-gc',
-    ...profileArgs(options, `inprocess-${kind}-node${node.major}-round${round}`),
+    ...nodeArgs(options, `inprocess-${kind}-node${node.major}-round${round}`),
     script('./in-process.mjs'),
     kind,
     String(options.conversations),
