@@ -1,50 +1,48 @@
 /**
  * The last failure of each lock's command, kept while a waiter that queued for the lock before it may
  * still be waiting: such a waiter fails with the same error once its turn comes, instead of spending a
- * command's deadline of its own to learn what the one before it learnt.
+ * command's deadline of its own to learn what the one before it learnt. Waiters and failures are
+ * ordered by tickets from one counter, not by the clock, so a waiter that came after a failure never
+ * takes it for its own.
  */
 export interface LockFailures {
-  /** A waiter starts waiting up to `waitMs`: failures are kept at least that long from now on. */
-  waiting(waitMs: number): void;
+  /** A waiter starts waiting: its ticket orders it against the failures of its lock. */
+  ticket(): number;
   /** A command of lock `name` failed with `error`. */
   record(name: string, error: Error): void;
-  /** Throws the failure of lock `name` recorded at or after `since`, if any. */
-  throwIfSince(name: string, since: number): void;
+  /** Throws the failure of lock `name` recorded after the waiter of `ticket` started waiting, if any. */
+  throwIfAfter(name: string, ticket: number): void;
+  /**
+   * The waiter of `ticket` took lock `name`. Waiters are served in order, so every one that queued
+   * before a failure this waiter came after has had its turn: that failure concerns no one any more.
+   */
+  taken(name: string, ticket: number): void;
   /** How many failures are kept. */
   readonly size: number;
 }
 
-/** Past this many failures kept, recording one first drops those no waiter can still be behind. */
-const SWEEP_ABOVE = 1024;
+/** The most failures kept; past it the oldest is dropped (its waiters then ask Redis themselves). */
+export const MAX_KEPT_FAILURES = 1024;
 
-/**
- * Failures by lock name. A waiter reaches the head of its queue within its wait, so a failure older
- * than the longest wait asked for can concern no waiter still queued: such failures are dropped when
- * more than {@link SWEEP_ABOVE} are kept, which bounds the map without a timer per failure.
- */
-export function lockFailures(now: () => number = Date.now): LockFailures {
-  const failures = new Map<string, { at: number; error: Error }>();
-  let longestWaitMs = 0;
-  const sweep = () => {
-    const before = now() - longestWaitMs;
-    for (const [name, failure] of failures) {
-      if (failure.at >= before) return;
-      failures.delete(name);
-    }
-  };
+/** Failures by lock name, at most {@link MAX_KEPT_FAILURES}, oldest first. */
+export function lockFailures(): LockFailures {
+  const failures = new Map<string, { ticket: number; error: Error }>();
+  let tickets = 0;
   return {
-    waiting(waitMs) {
-      if (waitMs > longestWaitMs) longestWaitMs = waitMs;
-    },
+    ticket: () => ++tickets,
     record(name, error) {
-      if (failures.size >= SWEEP_ABOVE) sweep();
       // Deleted first, so the map's order stays the order of the failures, oldest first.
       failures.delete(name);
-      failures.set(name, { at: now(), error });
+      if (failures.size >= MAX_KEPT_FAILURES) failures.delete(failures.keys().next().value as string);
+      failures.set(name, { ticket: ++tickets, error });
     },
-    throwIfSince(name, since) {
+    throwIfAfter(name, ticket) {
       const failure = failures.get(name);
-      if (failure && failure.at >= since) throw failure.error;
+      if (failure && failure.ticket > ticket) throw failure.error;
+    },
+    taken(name, ticket) {
+      const failure = failures.get(name);
+      if (failure && failure.ticket < ticket) failures.delete(name);
     },
     get size() {
       return failures.size;

@@ -122,7 +122,8 @@ describe('redisLocks', () => {
       );
     const holder = await locks.acquire('b', { waitMs: 100 });
     const queued = [outcome('a'), outcome('a'), outcome('b')];
-    await sleep(300);
+    // By now the command of lock a has failed, after the second waiter for lock b queued.
+    await queued[0];
     await holder.release();
     expect([await Promise.all(queued), sets]).toStrictEqual([
       ['storage_unavailable', 'storage_unavailable', 'taken'],

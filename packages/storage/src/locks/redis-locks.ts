@@ -51,7 +51,7 @@ function retryRelease(release: () => Promise<unknown>, until: number): void {
 /**
  * A lease whose `validUntil` is read from its holder: a class, so that its getter is its prototype's,
  * not an accessor made for every lease (the pattern V8 was measured to keep alive through
- * young-generation collections in a model call's abort: docs/performance.md, "Peak memory").
+ * young-generation collections in a model call's abort: docs/performance.md, "Design choices").
  */
 class HeldLease implements Lease {
   readonly #until: () => number | undefined;
@@ -219,13 +219,14 @@ export function redisLocks(
   const local = inProcessLocks();
   return {
     async acquire(name: string, { waitMs, signal }: AcquireOptions): Promise<Lease> {
-      const started = Date.now();
-      const deadline = started + waitMs;
-      failures.waiting(waitMs);
+      const deadline = Date.now() + waitMs;
+      const ticket = failures.ticket();
       const inner = await local.acquire(name, { waitMs, ...(signal && { signal }) });
       try {
-        failures.throwIfSince(name, started);
-        return withLocal(await take(name, deadline, waitMs, signal), inner);
+        failures.throwIfAfter(name, ticket);
+        const lease = await take(name, deadline, waitMs, signal);
+        failures.taken(name, ticket);
+        return withLocal(lease, inner);
       } catch (error) {
         await inner.release();
         throw error;
