@@ -261,13 +261,13 @@ async function main() {
     LABELS.floor = `floor: Express + generateText (${floorSettings.filter(Boolean).join(', ')})`;
   const server = fileURLToPath(new URL('../packages/server/dist/bin.js', import.meta.url));
   if (!existsSync(server)) throw new BenchError(`${server} not found; run "pnpm build" first`);
-  options.home = mkdtempSync(join(tmpdir(), 'agenthost-run-route-'));
-  options.namespaces = new Set();
   const nodes = options.nodes.map((major) => {
     const bin = resolveNode(major);
     const version = nodeVersion(bin);
     return { major: version.slice(1).split('.')[0], bin, version, label: `node${version.slice(1).split('.')[0]}` };
   });
+  options.home = mkdtempSync(join(tmpdir(), 'agenthost-run-route-'));
+  options.namespaces = new Set();
   const flags = options.nodeFlags.length ? `; every case's Node with ${options.nodeFlags.join(' ')}` : '';
   const output = [`# run route vs a bare AI-SDK route (${machine()}${flags})`];
   // Other work on the machine skews the numbers; a load well above 0 before the start says so.

@@ -60,7 +60,16 @@ export function startProcess({ bin, nodeArgs = [], script, args = [], env = proc
   const exited = new Promise((resolve) => child.once('exit', (code, signal) => resolve({ code, signal })));
   return new Promise((resolve, reject) => {
     const started = Date.now();
+    // A binary that cannot be run (spawn's `error`) ends the wait at once.
+    let spawnError;
+    child.once('error', (error) => {
+      spawnError = error;
+    });
     const poll = setInterval(() => {
+      if (spawnError) {
+        clearInterval(poll);
+        return reject(new BenchError(`could not run ${bin}: ${spawnError.message}`));
+      }
       const match = ready.exec(readFileSync(logFile, 'utf8').slice(0, 10_000));
       const gone = child.exitCode !== null || child.signalCode !== null;
       if (!match && !gone && Date.now() - started < START_TIMEOUT_MS) return;
