@@ -18,7 +18,7 @@ export interface CallAbort {
  * One model call's abort. A class rather than an object literal with a `timedOut` getter: V8 keeps an
  * accessor made per call (its closure and accessor pair) alive through young-generation collections,
  * which promoted every call's abort to the old generation and grew the young one (measured in
- * docs/performance.md, "Peak memory").
+ * docs/performance.md, "Design choices").
  */
 class ModelCallAbort implements CallAbort {
   readonly #controller = new AbortController();
