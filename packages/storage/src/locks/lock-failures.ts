@@ -1,22 +1,20 @@
 /**
- * The last failure of each lock's command, kept while a waiter that queued for the lock before it may
- * still be waiting: such a waiter fails with the same error once its turn comes, instead of spending a
- * command's deadline of its own to learn what the one before it learnt. Waiters and failures are
- * ordered by tickets from one counter, not by the clock, so a waiter that came after a failure never
- * takes it for its own.
+ * The last failure of each lock's command, for the waiters that queued for the lock before it: such a
+ * waiter fails with the same error once its turn comes, instead of spending a command's deadline of its
+ * own to learn what the one before it learnt. Waiters and failures are ordered by tickets from one
+ * counter, not by the clock, so a waiter that came after a failure never takes it for its own.
  */
 export interface LockFailures {
   /** A waiter starts waiting: its ticket orders it against the failures of its lock. */
   ticket(): number;
   /** A command of lock `name` failed with `error`. */
   record(name: string, error: Error): void;
-  /** Throws the failure of lock `name` recorded after the waiter of `ticket` started waiting, if any. */
-  throwIfAfter(name: string, ticket: number): void;
   /**
-   * The waiter of `ticket` took lock `name`. Waiters are served in order, so every one that queued
-   * before a failure this waiter came after has had its turn: that failure concerns no one any more.
+   * The waiter of `ticket` has reached the head of lock `name`'s queue: throws the lock's failure if it
+   * came after the waiter started waiting. A failure before it concerns no one any more (waiters are
+   * served in order, and only the head of the queue sends the lock's commands), so it is forgotten.
    */
-  taken(name: string, ticket: number): void;
+  atHead(name: string, ticket: number): void;
   /** How many failures are kept. */
   readonly size: number;
 }
@@ -36,13 +34,11 @@ export function lockFailures(): LockFailures {
       if (failures.size >= MAX_KEPT_FAILURES) failures.delete(failures.keys().next().value as string);
       failures.set(name, { ticket: ++tickets, error });
     },
-    throwIfAfter(name, ticket) {
+    atHead(name, ticket) {
       const failure = failures.get(name);
-      if (failure && failure.ticket > ticket) throw failure.error;
-    },
-    taken(name, ticket) {
-      const failure = failures.get(name);
-      if (failure && failure.ticket < ticket) failures.delete(name);
+      if (!failure) return;
+      if (failure.ticket > ticket) throw failure.error;
+      failures.delete(name);
     },
     get size() {
       return failures.size;

@@ -129,6 +129,8 @@ describe('redisLocks', () => {
       ['storage_unavailable', 'storage_unavailable', 'taken'],
       3,
     ]);
+    // A waiter that comes after the failure asks Redis itself.
+    expect([await outcome('a'), sets]).toStrictEqual(['taken', 4]);
   });
 
   test('a release that cannot reach Redis still frees the lock for the next waiter in the process', async () => {

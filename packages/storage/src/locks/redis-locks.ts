@@ -223,10 +223,8 @@ export function redisLocks(
       const ticket = failures.ticket();
       const inner = await local.acquire(name, { waitMs, ...(signal && { signal }) });
       try {
-        failures.throwIfAfter(name, ticket);
-        const lease = await take(name, deadline, waitMs, signal);
-        failures.taken(name, ticket);
-        return withLocal(lease, inner);
+        failures.atHead(name, ticket);
+        return withLocal(await take(name, deadline, waitMs, signal), inner);
       } catch (error) {
         await inner.release();
         throw error;
