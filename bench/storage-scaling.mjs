@@ -29,7 +29,7 @@ const TURNS = Number(process.env.BENCH_TURNS ?? 10_000);
 const OTHERS = Number(process.env.BENCH_OTHER_AGENTS ?? 100_000);
 const SAMPLES = Number(process.env.BENCH_SAMPLES ?? 300);
 const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
-const POSTGRES_URL = process.env.POSTGRES_URL ?? process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
+const POSTGRES_URL = process.env.POSTGRES_URL || process.env.DATABASE_URL || 'postgres://postgres@127.0.0.1:5432/test';
 const namespace = `bench-${process.pid}-${Date.now().toString(36)}`;
 
 const median = (xs) => {
@@ -90,6 +90,17 @@ function turns(n, offset = 0) {
 async function measure(kind, location) {
   const opened = await openStore(location, { namespace });
   written.add(location);
+  try {
+    return { ...(await measureOpened(kind, opened)), close: () => opened.close() };
+  } catch (error) {
+    // A store left open would keep the process alive after the table.
+    await opened.close().catch(() => {});
+    throw error;
+  }
+}
+
+/** Measures an opened store: runs with a short and a long history, lists alone and among others. */
+async function measureOpened(kind, opened) {
   const service = new AgentService({ store: opened.store, models: echoModels(), locks: opened.locks });
   const seedStarted = performance.now();
   const agent = await service.createAgent('bench', { name: 'Bench', instruction: 'Answer briefly.', model: 'echo' });
@@ -115,14 +126,15 @@ async function measure(kind, location) {
 
   const listed = (await service.listAgents('lister')).length;
   if (listed !== 10) throw new Error(`${kind}: listed ${listed} agents, expected 10`);
-  return { kind, runShort, runLong, listAlone, listCrowded, seedSeconds, close: () => opened.close() };
+  return { kind, runShort, runLong, listAlone, listCrowded, seedSeconds };
 }
 
 const dir = await mkdtemp(join(tmpdir(), 'agenthost-bench-'));
-/** The shared stores this run opened, to clear at the end. */
+/** The stores this run opened, to clear at the end (clearing memory and SQLite does nothing). */
 const written = new Set();
 const rows = [];
 const skipped = [];
+const uncleared = [];
 try {
   for (const kind of STORES) {
     const location = {
@@ -135,8 +147,8 @@ try {
     process.stderr.write(`${kind}: seeding ${TURNS} turns and ${OTHERS} other agents, ${SAMPLES} samples each...\n`);
     try {
       const r = await measure(kind, location);
-      await r.close();
       rows.push(r);
+      await r.close();
     } catch (error) {
       // A store this machine does not run (no Redis, no PostgreSQL) leaves the others' figures standing.
       skipped.push(`${kind}: ${error.message}`);
@@ -145,12 +157,14 @@ try {
 } finally {
   await rm(dir, { recursive: true, force: true });
   for (const location of written)
-    await clearStore(location, namespace).catch((error) => skipped.push(`clearing ${location}: ${error.message}`));
+    await clearStore(location, namespace).catch((error) => uncleared.push(`${location}: ${error.message}`));
 }
 
 const f = (ms) => ms.toFixed(3).padStart(8);
 console.log(`\nmedian latency in ms (${SAMPLES} samples each; node ${process.version})\n`);
-console.log('store    | run, 10 turns | run, 10k turns | ratio | list, alone | list, 100k others | ratio | setup s');
+console.log(
+  `store    | run, 10 turns | run, ${TURNS} turns | ratio | list, alone | list, ${OTHERS} others | ratio | setup s`,
+);
 console.log('---------|---------------|----------------|-------|-------------|-------------------|-------|--------');
 for (const r of rows) {
   console.log(
@@ -159,11 +173,16 @@ for (const r of rows) {
 }
 console.log('');
 for (const r of rows) {
-  console.log(`ratio ${r.kind} run 10000/10 turns: ${(r.runLong / r.runShort).toFixed(2)}`);
-  console.log(`ratio ${r.kind} list 100000 others/none: ${(r.listCrowded / r.listAlone).toFixed(2)}`);
+  console.log(`ratio ${r.kind} run ${TURNS}/10 turns: ${(r.runLong / r.runShort).toFixed(2)}`);
+  console.log(`ratio ${r.kind} list ${OTHERS} others/none: ${(r.listCrowded / r.listAlone).toFixed(2)}`);
 }
 if (skipped.length) {
   console.log('\nwarning: not measured (the exit code says so too):');
   for (const line of skipped) console.log(`  ${line}`);
+  process.exitCode = 1;
+}
+if (uncleared.length) {
+  console.log(`\nwarning: namespace ${namespace} could not be deleted from:`);
+  for (const line of uncleared) console.log(`  ${line}`);
   process.exitCode = 1;
 }

@@ -33,7 +33,13 @@ export function resolveNode(major) {
 }
 
 /** `process.version` of the Node at `bin`. */
-export const nodeVersion = (bin) => execFileSync(bin, ['-p', 'process.version'], { encoding: 'utf8' }).trim();
+export function nodeVersion(bin) {
+  try {
+    return execFileSync(bin, ['-p', 'process.version'], { encoding: 'utf8' }).trim();
+  } catch (error) {
+    throw new BenchError(`could not run ${bin}: ${error.message}`);
+  }
+}
 
 /** The last `bytes` of a file, or '' when it cannot be read. */
 function tail(file, bytes = 20_000) {
@@ -60,9 +66,9 @@ export function startProcess({ bin, nodeArgs = [], script, args = [], env = proc
   const exited = new Promise((resolve) => child.once('exit', (code, signal) => resolve({ code, signal })));
   return new Promise((resolve, reject) => {
     const started = Date.now();
-    // A binary that cannot be run (spawn's `error`) ends the wait at once.
+    // A binary that cannot be run (spawn's `error`) ends the wait at once; later errors are kept, not thrown.
     let spawnError;
-    child.once('error', (error) => {
+    child.on('error', (error) => {
       spawnError = error;
     });
     const poll = setInterval(() => {
