@@ -19,7 +19,7 @@ export { type IdempotencyOptions, idempotent } from './idempotency.js';
 export { type AgentMetrics, type BackgroundRunCounts, createMetrics, metricsHandler } from './metrics.js';
 export { openApiDocument } from './openapi.js';
 export { failedAuthLimiter, type Limit, perKeyLimiter, type RateLimitOptions } from './rate-limits.js';
-export { isSafeRequestId } from './request-context.js';
+export { isSafeRequestId, requestIdOf } from './request-context.js';
 export {
   type AgentRouterOptions,
   createAgentRouter,

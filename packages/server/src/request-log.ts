@@ -1,20 +1,9 @@
-import { randomUUID } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
 import { REDACTED } from '@agenthost/core';
-import { isSafeRequestId, requestDetails } from '@agenthost/express';
+import { requestDetails, requestIdOf } from '@agenthost/express';
 import type { Request, RequestHandler, Response } from 'express';
 import type { Logger } from 'pino';
 import { requestLineLogger, SECRET_REQUEST_HEADERS } from './logging.js';
-
-/**
- * The request's id: the one it has (`req.id`, from a request-id middleware in front or another pass
- * through a request log) when safe, else the client's `x-request-id` when safe, else a new UUID.
- */
-function requestIdOf(req: IncomingMessage & { id?: unknown }): string {
-  if (isSafeRequestId(req.id)) return req.id;
-  const given = req.headers['x-request-id'];
-  return isSafeRequestId(given) ? given : randomUUID();
-}
 
 /** The headers of a request line: its user agent, and the secret ones it sent as `[redacted]` only. */
 function loggedHeaders(headers: IncomingMessage['headers']): Record<string, unknown> {
