@@ -127,6 +127,7 @@ export {
   SESSION_ID_PATTERN,
   type UpdateAgentInput,
   updateAgentInputSchema,
+  type WithRunRules,
   withRunRules,
 } from './schemas.js';
 export {

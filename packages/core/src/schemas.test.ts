@@ -32,6 +32,18 @@ describe('run input', () => {
       [['input'], 'input is required'],
     ]);
   });
+
+  test('a parse gives its payload no closure of its own (zod’s superRefine and transform add an `addIssue` per parse)', () => {
+    // Such a closure kept every parsed input alive through young-generation collections (docs/performance.md, "Memory").
+    for (const schema of [runAgentInputSchema, withRunRules(runAgentFieldsSchema.extend({ stream: z.boolean() }))]) {
+      for (const value of [{ input: 'hi', session_id: 's' }, { input_data: 'hi' }, {}]) {
+        const payload: z.core.ParsePayload = { value, issues: [] };
+        const result = schema._zod.run(payload, {});
+        expect(result).toBe(payload);
+        expect(Object.hasOwn(payload, 'addIssue')).toBe(false);
+      }
+    }
+  });
 });
 
 describe('text fields', () => {
