@@ -35,14 +35,26 @@ describe('run input', () => {
 
   test('a parse gives its payload no closure of its own (zod’s superRefine and transform add an `addIssue` per parse)', () => {
     // Such a closure kept every parsed input alive through young-generation collections (docs/performance.md, "Memory").
-    for (const schema of [runAgentInputSchema, withRunRules(runAgentFieldsSchema.extend({ stream: z.boolean() }))]) {
-      for (const value of [{ input: 'hi', session_id: 's' }, { input_data: 'hi' }, {}]) {
+    const http = withRunRules(runAgentFieldsSchema.extend({ stream: z.boolean().nullish() }));
+    for (const schema of [runAgentInputSchema, http]) {
+      for (const value of [{ input: 'hi', session_id: 's' }, { input_data: 'hi', stream: true }, { session_id: 's' }]) {
         const payload: z.core.ParsePayload = { value, issues: [] };
-        const result = schema._zod.run(payload, {});
-        expect(result).toBe(payload);
-        expect(Object.hasOwn(payload, 'addIssue')).toBe(false);
+        schema._zod.run(payload, {});
+        expect(Object.keys(payload).sort()).toStrictEqual(['issues', 'value']);
       }
     }
+    expect(http.parse({ input_data: 'hi', stream: true })).toStrictEqual({ stream: true, input: 'hi' });
+  });
+
+  test('without an input nothing after the rules runs: a check chained on the schema sees only a set `input`', () => {
+    const short = runAgentInputSchema.refine((run) => run.input.length < 5, 'input too long');
+    expect(short.safeParse({ session_id: 's' }).error?.issues.map((i) => [i.path, i.message])).toStrictEqual([
+      [['input'], 'input is required'],
+    ]);
+    expect(short.safeParse({ input_data: 'far too long' }).error?.issues.map((i) => [i.path, i.message])).toStrictEqual(
+      [[[], 'input too long']],
+    );
+    expect(short.parse({ input_data: 'hi' })).toStrictEqual({ input: 'hi' });
   });
 });
 

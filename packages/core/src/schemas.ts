@@ -245,7 +245,7 @@ export type WithRunRules<Fields> = Omit<Fields, 'input' | 'input_data'> & {
  * The rules are a `refine` and an `overwrite` check, not zod's `superRefine` and `transform`: those
  * two give every parse's payload an `addIssue` closure of its own, a property V8 adds after the payload
  * was made, and on Node 24 that kept each parsed input alive through young-generation collections (a
- * loop of parses promoted about 12 MB to the old generation at every collection, against 0.1 MB
+ * loop of parses promoted about 8 MB to the old generation at every collection, against 0.1 MB
  * without them; docs/performance.md, "Memory").
  */
 export function withRunRules<T extends z.ZodType<z.output<typeof runAgentFieldsSchema>>>(fields: T) {
@@ -253,6 +253,8 @@ export function withRunRules<T extends z.ZodType<z.output<typeof runAgentFieldsS
     .refine((value) => value.input !== undefined || value.input_data !== undefined, {
       message: 'input is required',
       path: ['input'],
+      // As the pipe did, nothing after the rules (the overwrite, a caller's own checks) runs without an input.
+      abort: true,
     })
     .overwrite(({ input, input_data, ...rest }) => ({ ...rest, input: input ?? input_data }) as z.output<T>);
   return joined as unknown as z.ZodType<WithRunRules<z.output<T>>, z.input<T>>;
