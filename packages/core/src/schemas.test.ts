@@ -39,8 +39,13 @@ describe('run input', () => {
     for (const schema of [runAgentInputSchema, http]) {
       for (const value of [{ input: 'hi', session_id: 's' }, { input_data: 'hi', stream: true }, { session_id: 's' }]) {
         const payload: z.core.ParsePayload = { value, issues: [] };
-        schema._zod.run(payload, {});
-        expect(Object.keys(payload).sort()).toStrictEqual(['issues', 'value']);
+        const result = schema._zod.run(payload, {});
+        expect(result).toBe(payload);
+        expect(
+          Object.keys(payload)
+            .filter((key) => key !== 'aborted')
+            .sort(),
+        ).toStrictEqual(['issues', 'value']);
       }
     }
     expect(http.parse({ input_data: 'hi', stream: true })).toStrictEqual({ stream: true, input: 'hi' });

@@ -253,7 +253,7 @@ export function withRunRules<T extends z.ZodType<z.output<typeof runAgentFieldsS
     .refine((value) => value.input !== undefined || value.input_data !== undefined, {
       message: 'input is required',
       path: ['input'],
-      // As the pipe did, nothing after the rules (the overwrite, a caller's own checks) runs without an input.
+      // A missing input stops the parse: the overwrite, and a caller's checks chained on the schema, never see it.
       abort: true,
     })
     .overwrite(({ input, input_data, ...rest }) => ({ ...rest, input: input ?? input_data }) as z.output<T>);
