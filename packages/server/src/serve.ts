@@ -91,8 +91,9 @@ export async function serve(env: Record<string, string | undefined>): Promise<vo
   const host = await buildHost(config).catch((error: Error) => fail(`cannot start: ${cannotBuild(error, config)}`, 1));
   try {
     const { url } = await host.listen();
-    process.stdout.write(`${banner(host, url).join('\n')}\n`);
+    // Before the banner: whoever reads it to know the server is up may signal it at once.
     stopOnSignals(host);
+    process.stdout.write(`${banner(host, url).join('\n')}\n`);
   } catch (error) {
     await host.close({ deadlineMs: 0 }).catch(() => {});
     fail(`cannot start: ${cannotListen(error as NodeJS.ErrnoException, config)}`, 1);
