@@ -17,6 +17,7 @@
 // conversations (the first run starts a session, the next nine continue it with its `session_id`,
 // then a new conversation starts), a warm-up, then a fixed number of runs, so every case serves the
 // same conversations; then `GET /agents/:id` the same way. The case's peak RSS is read after the runs.
+// With --servers 2, each of the two servers gets 50 connections of its own, as one server does alone.
 // In-process, each in a fresh process too: `runAgent` on a MemoryStore against `generateText` with the
 // history in a Map, over the same conversations; and `generateText` with the SDK's telemetry off (as
 // agenthost calls it when its own is off), and on the `echo` model (what the standalone server runs).
@@ -32,6 +33,7 @@
 //   node bench/run-route.mjs --store redis://127.0.0.1:6379          # mounted and standalone on Redis
 //   node bench/run-route.mjs --store postgres://postgres@127.0.0.1:5432/test
 //   node bench/run-route.mjs --store redis://127.0.0.1:6379 --servers 2   # one server vs two on one Redis
+//   node bench/run-route.mjs --store redis://127.0.0.1:6379 --servers 2 --server-cpu 0.4   # each held to 0.4 of a core
 //   node bench/run-route.mjs --profile "$(mktemp -d)" --rounds 1   # each process writes a .cpuprofile there
 //   node bench/run-route.mjs --node 24 --features    # the standalone server with each feature turned off
 //
@@ -44,13 +46,16 @@
 // agenthost's router does), --features (the standalone server as shipped against itself with its
 // request logs, its metrics, its rate limits, and all three turned off, and the mounted router),
 // --node-flags=<flags> (flags for the Node of every case, separated by spaces, e.g.
-// --node-flags=--max-semi-space-size=16), --profile <dir>.
+// --node-flags=--max-semi-space-size=16), --server-cpu <cores> (each server process of the HTTP cases
+// held to that many cores' CPU time by a control group of its own, as a container's CPU limit does;
+// Linux, as root), --profile <dir>.
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
-import { loadavg, tmpdir } from 'node:os';
+import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { inProcessRound, startCase, stopCase, WITHOUT } from './run-route/cases.mjs';
+import { checkCpuLimits } from './run-route/cpu-limit.mjs';
 import { checkConversation, getLoad, runLoad } from './run-route/load.mjs';
 import { BenchError, clearStore, machine, nodeVersion, resolveNode } from './run-route/processes.mjs';
 import {
@@ -98,6 +103,7 @@ function parseOptions() {
       'floor-yield': { type: 'boolean', default: false },
       features: { type: 'boolean', default: false },
       'node-flags': { type: 'string', default: '' },
+      'server-cpu': { type: 'string' },
       profile: { type: 'string' },
     },
   });
@@ -123,23 +129,26 @@ function parseOptions() {
     floorYield: values['floor-yield'],
     features: values.features,
     nodeFlags: values['node-flags'].split(/\s+/).filter(Boolean),
+    serverCpu: values['server-cpu'] === undefined ? undefined : Number(values['server-cpu']),
     profile: values.profile,
   };
+  if (options.serverCpu !== undefined && !(options.serverCpu >= 0.1 && options.serverCpu <= cpus().length))
+    throw new BenchError(`--server-cpu is a number of cores from 0.1 to ${cpus().length}`);
   if (options.servers > 2) throw new BenchError('--servers is 1 or 2');
   if (!['on', 'off'].includes(values['floor-telemetry'])) throw new BenchError('--floor-telemetry is on or off');
   if (options.features && options.servers === 2) throw new BenchError('--features measures one server');
   if (options.servers === 2 && options.store === 'memory')
     throw new BenchError('--servers 2 needs a shared store: --store redis://... or postgres://...');
-  const conversations = options.connections * options.turns;
+  // Every connection holds whole conversations, on every server.
+  const conversations = options.connections * options.turns * options.servers;
   if (
-    options.connections % options.servers ||
     options.requests % conversations ||
     options.warmup % conversations ||
     options.getRequests % options.servers ||
-    options.getRequests < options.connections
+    options.getRequests < options.connections * options.servers
   )
     throw new BenchError(
-      '--connections must be a multiple of --servers, --requests and --warmup multiples of connections x turns, --get-requests a multiple of --servers and at least --connections',
+      '--requests and --warmup must be multiples of connections x turns x servers, --get-requests a multiple of --servers and at least connections x servers',
     );
   return options;
 }
@@ -152,7 +161,9 @@ async function measureCase(name, node, round, options) {
     await checkConversation(targets[0]).catch((error) => {
       throw new BenchError(`${LABELS[name]} on Node ${node.version} failed its check: ${error.message}`);
     });
-    const load = { connections: options.connections, turns: options.turns, idempotencyKeys: options.idempotencyKeys };
+    // Each server of the case gets `--connections` of its own: two servers take twice the clients.
+    const connections = options.connections * targets.length;
+    const load = { connections, turns: options.turns, idempotencyKeys: options.idempotencyKeys };
     await runLoad(targets, { ...load, amount: options.warmup });
     const cpuBefore = started.cpuMs();
     const run = await runLoad(targets, { ...load, amount: options.requests });
@@ -160,11 +171,8 @@ async function measureCase(name, node, round, options) {
     // the two cores the load generator happened to take.
     run.cpuUs = ((started.cpuMs() - cpuBefore) * 1000) / options.requests;
     const rssKb = started.peakRssKb();
-    const reads = { connections: options.connections };
-    const readsWarmup = Math.max(
-      options.connections,
-      Math.ceil(options.getRequests / 4 / targets.length) * targets.length,
-    );
+    const reads = { connections };
+    const readsWarmup = Math.max(connections, Math.ceil(options.getRequests / 4 / targets.length) * targets.length);
     await getLoad(targets, { ...reads, amount: readsWarmup });
     const get = await getLoad(targets, { ...reads, amount: options.getRequests });
     console.error(
@@ -218,7 +226,7 @@ function httpReport(node, http, options) {
   const [base, baseLabel] = baseCase(options);
   const store = options.store === 'memory' ? 'memory' : options.store.split(':')[0];
   const lines = [
-    `HTTP: ${options.connections} connections, ${options.turns}-turn conversations, ${options.requests} runs and ` +
+    `HTTP: ${options.connections} connections${options.servers === 2 ? ' a server' : ''}, ${options.turns}-turn conversations, ${options.requests} runs and ` +
       `${options.getRequests} GETs measured per case after a warm-up, store ${store}; medians of ${options.rounds}` +
       `${options.servers === 2 ? "; two servers' p99 is the worse of theirs" : ''}\n`,
     httpTable(http, LABELS, base, baseLabel),
@@ -228,7 +236,8 @@ function httpReport(node, http, options) {
   if (http['standalone-2']) {
     const ratio = medianRatio(http['standalone-2'], http['standalone-1'], (r) => r.run.rps);
     const met = ratio >= 1.6 ? 'met' : 'not met';
-    lines.push('', `target node${node.major} two servers x one server run >= 1.6: ${fmt(ratio, 2)} (${met})`);
+    const held = options.serverCpu ? `, each held to ${options.serverCpu} of a core` : '';
+    lines.push('', `target node${node.major} two servers x one server run >= 1.6${held}: ${fmt(ratio, 2)} (${met})`);
   }
   return lines;
 }
@@ -253,6 +262,7 @@ function report(node, { http, inProcess }, options) {
 
 async function main() {
   const options = parseOptions();
+  if (options.serverCpu) checkCpuLimits();
   const floorSettings = [
     !options.floorTelemetry && 'SDK telemetry off',
     options.floorYield && 'a turn of the loop first',
@@ -268,7 +278,10 @@ async function main() {
   });
   options.home = mkdtempSync(join(tmpdir(), 'agenthost-run-route-'));
   options.namespaces = new Set();
-  const flags = options.nodeFlags.length ? `; every case's Node with ${options.nodeFlags.join(' ')}` : '';
+  const flags = [
+    options.nodeFlags.length ? `; every case's Node with ${options.nodeFlags.join(' ')}` : '',
+    options.serverCpu ? `; each server process held to ${options.serverCpu} of a core` : '',
+  ].join('');
   const output = [`# run route vs a bare AI-SDK route (${machine()}${flags})`];
   // Other work on the machine skews the numbers; a load well above 0 before the start says so.
   const [loadBefore] = loadavg();

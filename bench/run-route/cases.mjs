@@ -4,6 +4,7 @@ import { spawn } from 'node:child_process';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { INSTRUCTION } from './conversation.mjs';
+import { cpuLimit } from './cpu-limit.mjs';
 import { BenchError, cpuMs, peakRssKb, startProcess, stopProcess } from './processes.mjs';
 
 const API_KEY = 'bench-key-0123456789abcdef';
@@ -142,16 +143,38 @@ export async function startCase(name, node, round, options) {
   const started = name.startsWith('standalone')
     ? await standaloneCase(name, node, options, namespace, processName)
     : await appCase(name, node, options, namespace, processName);
+  const limits = [];
+  try {
+    if (options.serverCpu) limitProcesses(started.processes, options.serverCpu, limits);
+  } catch (error) {
+    await stopCase({ ...started, limits });
+    throw error;
+  }
   return {
     ...started,
+    limits,
     peakRssKb: () => Math.max(...started.processes.map((p) => peakRssKb(p.child.pid))),
     cpuMs: () => started.processes.reduce((sum, p) => sum + cpuMs(p.child.pid), 0),
   };
 }
 
-/** Stops every process of a started case. */
+/**
+ * Holds each of a case's processes to `cores` cores (`--server-cpu`), each in a control group of its
+ * own, added to `limits` as it is made (so that a failure part way leaves none behind); before the
+ * warm-up, so that every measured run is served under the quota.
+ */
+function limitProcesses(processes, cores, limits) {
+  for (const { child } of processes) {
+    const limit = cpuLimit(`agenthost-bench-${process.pid}-${child.pid}`, cores);
+    limits.push(limit);
+    limit.add(child.pid);
+  }
+}
+
+/** Stops every process of a started case, then removes its CPU quotas' control groups. */
 export async function stopCase(started) {
   await Promise.all(started.processes.map(stopProcess));
+  for (const limit of started.limits) limit.remove();
 }
 
 /** One in-process round of `kind` in a fresh process on `node`; resolves with the JSON it prints. */
