@@ -10,7 +10,7 @@ import { createHostApp } from './host-app.js';
 import { openHostResources } from './host-resources.js';
 import { createHostRouters, operationalRoutes } from './host-router.js';
 import { inFlight } from './in-flight.js';
-import { createLogger } from './logging.js';
+import { createLogger, nonBlockingLines } from './logging.js';
 import { type AgentHostOptions, optionsToEnv } from './options.js';
 import { playgroundRouter } from './playground.js';
 import { requestLogger } from './request-log.js';
@@ -102,7 +102,7 @@ export async function buildHost(config: ServerConfig, extras: AgentHostExtras = 
     createLogger({
       level: config.logLevel,
       pretty: config.logFormat === 'pretty' || (config.logFormat === 'auto' && process.stderr.isTTY === true),
-      destination: process.stderr,
+      destination: nonBlockingLines(),
     });
   // Every secret of the configuration, and the development key once it is made: no log may hold one.
   const secrets = configuredSecrets(config);

@@ -1,8 +1,11 @@
+import { mkdtempSync, openSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { PassThrough } from 'node:stream';
 import { type FakeOpenAIServer, startFakeOpenAIServer } from '@agenthost/core/test';
 import { pino } from 'pino';
 import { afterEach, expect, test } from 'vitest';
-import { createLogger, requestLineLogger, storageErrorLog } from './logging.js';
+import { createLogger, nonBlockingLines, requestLineLogger, storageErrorLog } from './logging.js';
 import { api, killAll, startServer } from './test-process.js';
 
 let fake: FakeOpenAIServer | undefined;
@@ -178,6 +181,24 @@ test('a provider that echoes secrets: its error line names provider, status and 
   for (const secret of [...Object.values(secrets), KEY, 'my private question', 'Be brief.', 'invalid_request_error'])
     expect(server.stderr()).not.toContain(secret);
 }, 60_000);
+
+test('lines to a non-blocking destination do not wait for the file, and every one of them arrives, in order', async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'agenthost-lines-'));
+  try {
+    // The destination owns the descriptor from here, and closes it when it ends.
+    const destination = nonBlockingLines(openSync(join(dir, 'log'), 'w'));
+    const logger = createLogger({ level: 'info', pretty: false, destination });
+    for (let i = 0; i < 2000; i++) logger.info({ i }, 'line');
+    // Logging returned before the lines were written: at most the first write can have landed.
+    const lineCount = (text: string) => text.split('\n').filter(Boolean).length;
+    expect(lineCount(readFileSync(join(dir, 'log'), 'utf8'))).toBeLessThanOrEqual(1);
+    await new Promise((resolve) => destination.once('close', resolve).end());
+    const lines = readFileSync(join(dir, 'log'), 'utf8').trim().split('\n');
+    expect(lines.map((line) => JSON.parse(line).i)).toStrictEqual(Array.from({ length: 2000 }, (_, i) => i));
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
 
 test('a storage connection error is logged with its secrets redacted', () => {
   const logged: unknown[] = [];
