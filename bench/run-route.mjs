@@ -17,7 +17,7 @@
 // conversations (the first run starts a session, the next nine continue it with its `session_id`,
 // then a new conversation starts), a warm-up, then a fixed number of runs, so every case serves the
 // same conversations; then `GET /agents/:id` the same way. The case's peak RSS is read after the runs.
-// With --servers 2, each of the two servers gets 50 connections of its own, as one server does alone.
+// With --servers 2, each of the two servers gets --connections of its own, as one server does alone.
 // In-process, each in a fresh process too: `runAgent` on a MemoryStore against `generateText` with the
 // history in a Map, over the same conversations; and `generateText` with the SDK's telemetry off (as
 // agenthost calls it when its own is off), and on the `echo` model (what the standalone server runs).
@@ -262,7 +262,7 @@ function report(node, { http, inProcess }, options) {
 
 async function main() {
   const options = parseOptions();
-  if (options.serverCpu) checkCpuLimits();
+  if (options.serverCpu) await checkCpuLimits();
   const floorSettings = [
     !options.floorTelemetry && 'SDK telemetry off',
     options.floorYield && 'a turn of the loop first',

@@ -165,7 +165,7 @@ export async function startCase(name, node, round, options) {
  */
 function limitProcesses(processes, cores, limits) {
   for (const { child } of processes) {
-    const limit = cpuLimit(`agenthost-bench-${process.pid}-${child.pid}`, cores);
+    const limit = cpuLimit(`${process.pid}-${child.pid}`, cores);
     limits.push(limit);
     limit.add(child.pid);
   }
@@ -173,8 +173,11 @@ function limitProcesses(processes, cores, limits) {
 
 /** Stops every process of a started case, then removes its CPU quotas' control groups. */
 export async function stopCase(started) {
-  await Promise.all(started.processes.map(stopProcess));
-  for (const limit of started.limits) limit.remove();
+  try {
+    await Promise.all(started.processes.map(stopProcess));
+  } finally {
+    for (const limit of started.limits) limit.remove();
+  }
 }
 
 /** One in-process round of `kind` in a fresh process on `node`; resolves with the JSON it prints. */

@@ -2,7 +2,8 @@
 // gives it `cores` cores' worth of CPU time (all its threads together), as a container's CPU limit
 // does. With each server held to a fraction of a core, two servers and the store and the load
 // generator fit on a machine of few cores, so what one server and two serve can be compared.
-import { existsSync, mkdirSync, readFileSync, rmdirSync, writeFileSync } from 'node:fs';
+import { spawn } from 'node:child_process';
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { BenchError } from './processes.mjs';
 
@@ -19,11 +20,13 @@ const readable = (file) => {
   }
 };
 
-/** Deletes a control group; one that is missing, or still holds a process, is left as it is. */
+/** Deletes a control group; one that still holds a process is left, with a warning. */
 function removeGroup(dir) {
   try {
     rmdirSync(dir);
-  } catch {}
+  } catch (error) {
+    if (error.code !== 'ENOENT') console.error(`warning: could not remove the control group ${dir}: ${error.message}`);
+  }
 }
 
 /** Which cgroup interface holds the CPU controller here: 'v2', 'v1', or undefined. */
@@ -33,12 +36,27 @@ function hierarchy() {
   return undefined;
 }
 
-/** Fails at once, before any case runs, when quotas cannot be set on this machine. */
-export function checkCpuLimits() {
+const PREFIX = 'agenthost-bench-';
+
+/**
+ * Fails at once, before any case runs, when quotas cannot be set on this machine: makes a group and
+ * moves a short-lived process into it. Removes first the empty groups an interrupted run left.
+ */
+export async function checkCpuLimits() {
   const kind = hierarchy();
   if (!kind) throw new BenchError('--server-cpu needs Linux control groups with the cpu controller (cgroup v1 or v2)');
-  const probe = cpuLimit(`agenthost-bench-probe-${process.pid}`, 1);
-  probe.remove();
+  const root = kind === 'v2' ? V2_ROOT : V1_CPU;
+  for (const name of readdirSync(root)) if (name.startsWith(PREFIX)) removeGroup(join(root, name));
+  const probe = cpuLimit(`probe-${process.pid}`, 1);
+  const child = spawn(process.execPath, ['-e', 'setTimeout(() => {}, 10000)'], { stdio: 'ignore' });
+  try {
+    probe.add(child.pid);
+  } finally {
+    const exited = new Promise((resolve) => child.once('exit', resolve));
+    child.kill('SIGKILL');
+    await exited;
+    probe.remove();
+  }
 }
 
 /**
@@ -48,7 +66,7 @@ export function checkCpuLimits() {
 export function cpuLimit(name, cores) {
   const kind = hierarchy();
   const quota = Math.max(1000, Math.round(cores * PERIOD_US));
-  const dir = join(kind === 'v2' ? V2_ROOT : V1_CPU, name);
+  const dir = join(kind === 'v2' ? V2_ROOT : V1_CPU, PREFIX + name);
   try {
     mkdirSync(dir);
     if (kind === 'v2') {
@@ -60,10 +78,18 @@ export function cpuLimit(name, cores) {
     }
   } catch (error) {
     removeGroup(dir);
-    throw new BenchError(`could not make the control group ${dir} (root is needed): ${error.message}`);
+    throw new BenchError(
+      `could not make the control group ${dir}: ${error.message} (it takes root, and a cgroup hierarchy this process may change)`,
+    );
   }
   return {
-    add: (pid) => writeFileSync(join(dir, 'cgroup.procs'), String(pid)),
+    add: (pid) => {
+      try {
+        writeFileSync(join(dir, 'cgroup.procs'), String(pid));
+      } catch (error) {
+        throw new BenchError(`could not move process ${pid} into the control group ${dir}: ${error.message}`);
+      }
+    },
     remove: () => removeGroup(dir),
   };
 }

@@ -10,7 +10,7 @@ import { createHostApp } from './host-app.js';
 import { openHostResources } from './host-resources.js';
 import { createHostRouters, operationalRoutes } from './host-router.js';
 import { inFlight } from './in-flight.js';
-import { createLogger, nonBlockingLines } from './logging.js';
+import { createLogger } from './logging.js';
 import { type AgentHostOptions, optionsToEnv } from './options.js';
 import { playgroundRouter } from './playground.js';
 import { requestLogger } from './request-log.js';
@@ -95,15 +95,26 @@ export async function createAgentHost(
   return buildHost(loadConfig(optionsToEnv(options, process.env.HOME)), extras);
 }
 
-/** Builds a host from validated settings. */
-export async function buildHost(config: ServerConfig, extras: AgentHostExtras = {}): Promise<AgentHost> {
-  const logger =
-    extras.logger ??
-    createLogger({
-      level: config.logLevel,
-      pretty: config.logFormat === 'pretty' || (config.logFormat === 'auto' && process.stderr.isTTY === true),
-      destination: nonBlockingLines(),
-    });
+/** Where a host's own logger writes its JSON lines (made only when they are JSON lines). */
+export type LogDestination = () => NodeJS.WritableStream;
+
+/** The host's own logger: readable lines in a terminal (or when asked), else JSON lines to `logTo()`. */
+function hostLogger(config: ServerConfig, logTo: LogDestination) {
+  const pretty = config.logFormat === 'pretty' || (config.logFormat === 'auto' && process.stderr.isTTY === true);
+  return createLogger({ level: config.logLevel, pretty, ...(!pretty && { destination: logTo() }) });
+}
+
+/**
+ * Builds a host from validated settings. Its own logger (without `extras.logger`) writes JSON lines to
+ * `logTo()`: standard error as the process's stream, or a destination of the caller's (the standalone
+ * server's writes without blocking).
+ */
+export async function buildHost(
+  config: ServerConfig,
+  extras: AgentHostExtras = {},
+  logTo: LogDestination = () => process.stderr,
+): Promise<AgentHost> {
+  const logger = extras.logger ?? hostLogger(config, logTo);
   // Every secret of the configuration, and the development key once it is made: no log may hold one.
   const secrets = configuredSecrets(config);
   // Registered before anything traces, so every span goes to the exporter.

@@ -182,6 +182,29 @@ test('a provider that echoes secrets: its error line names provider, status and 
     expect(server.stderr()).not.toContain(secret);
 }, 60_000);
 
+test('the standalone server stopped right after answering still writes every request line, whole', async () => {
+  const server = await startServer({ AGENTHOST_API_KEYS: `acme:${KEY}`, AGENTHOST_LOG_FORMAT: 'json' });
+  const answers = await Promise.all(
+    Array.from({ length: 200 }, async () => {
+      const answer = await fetch(`${server.url}/agents`, { headers: { 'x-api-key': KEY } });
+      await answer.text();
+      return answer.status;
+    }),
+  );
+  expect(answers).toStrictEqual(Array(200).fill(200));
+  // 'close' comes once the process's output is read to its end, after 'exit'.
+  const closed = new Promise((resolve) => server.child.once('close', resolve));
+  server.child.kill('SIGTERM');
+  expect(await server.exited).toBe(0);
+  await closed;
+  const lines = server
+    .stderr()
+    .trim()
+    .split('\n')
+    .map((line) => JSON.parse(line) as { msg: string });
+  expect(lines.filter((line) => line.msg === 'GET /api/v1/agents 200')).toHaveLength(200);
+}, 60_000);
+
 test('lines to a non-blocking destination do not wait for the file, and every one of them arrives, in order', async () => {
   const dir = mkdtempSync(join(tmpdir(), 'agenthost-lines-'));
   try {

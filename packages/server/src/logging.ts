@@ -21,9 +21,11 @@ const serializers = { err: (value: unknown) => (value instanceof Error ? pino.st
  * A file descriptor (standard error by default) as a pino destination that writes without blocking:
  * lines logged while a write is under way are written together by the next one, so under load a few
  * writes carry many lines (a request line written synchronously to standard error cost the standalone
- * server about 9 µs of CPU a run). Lines still unwritten when the process exits are written then
- * (pino flushes its destinations on `exit`); only a process killed outright (SIGKILL, out of memory)
- * can lose the few in flight.
+ * server about 10 µs of CPU a run). Lines still unwritten when the process exits are written then
+ * (pino flushes its destinations on `exit`), except those of a write still under way, as when a full
+ * pipe makes it wait; a process killed outright (SIGKILL, a fatal error of V8's) loses what was not
+ * written. For a process of its own: a batch larger than a pipe's atomic write (4 KiB on Linux) can
+ * interleave with what other writers to the same pipe write at that moment.
  */
 export function nonBlockingLines(fd = 2): NodeJS.WritableStream {
   return pino.destination({ dest: fd, sync: false }) as unknown as NodeJS.WritableStream;

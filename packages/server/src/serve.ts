@@ -3,6 +3,7 @@ import { modelLines } from './banner.js';
 import { fail, settingsOrExit } from './cli-settings.js';
 import type { ServerConfig } from './config.js';
 import { type AgentHost, buildHost } from './host.js';
+import { nonBlockingLines } from './logging.js';
 import { configuredSecrets } from './secrets.js';
 
 /** Why the host could not be built: a store or an MCP server that cannot be reached may quote its URL, credentials included. */
@@ -88,7 +89,10 @@ function stopOnSignals(host: AgentHost): void {
  */
 export async function serve(env: Record<string, string | undefined>): Promise<void> {
   const config = settingsOrExit(env, '\nRun with --help for the list of settings.');
-  const host = await buildHost(config).catch((error: Error) => fail(`cannot start: ${cannotBuild(error, config)}`, 1));
+  // The process is the server's own: its log lines go out without blocking it (logging.ts).
+  const host = await buildHost(config, {}, nonBlockingLines).catch((error: Error) =>
+    fail(`cannot start: ${cannotBuild(error, config)}`, 1),
+  );
   try {
     const { url } = await host.listen();
     // Before the banner: whoever reads it to know the server is up may signal it at once.
