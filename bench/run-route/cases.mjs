@@ -173,11 +173,11 @@ function limitProcesses(processes, cores, limits) {
 
 /** Stops every process of a started case, then removes its CPU quotas' control groups. */
 export async function stopCase(started) {
-  try {
-    await Promise.all(started.processes.map(stopProcess));
-  } finally {
-    for (const limit of started.limits) limit.remove();
-  }
+  // Every process stopped (or failed to) before its group goes.
+  const stopped = await Promise.allSettled(started.processes.map(stopProcess));
+  for (const limit of started.limits) limit.remove();
+  const failed = stopped.find((result) => result.status === 'rejected');
+  if (failed) throw failed.reason;
 }
 
 /** One in-process round of `kind` in a fresh process on `node`; resolves with the JSON it prints. */

@@ -38,24 +38,40 @@ function hierarchy() {
 
 const PREFIX = 'agenthost-bench-';
 
+/** Whether process `pid` is gone. */
+function gone(pid) {
+  try {
+    process.kill(pid, 0);
+    return false;
+  } catch (error) {
+    return error.code === 'ESRCH';
+  }
+}
+
 /**
  * Fails at once, before any case runs, when quotas cannot be set on this machine: makes a group and
- * moves a short-lived process into it. Removes first the empty groups an interrupted run left.
+ * moves a short-lived process into it. Removes first the groups left by benchmarks that are gone.
  */
 export async function checkCpuLimits() {
   const kind = hierarchy();
   if (!kind) throw new BenchError('--server-cpu needs Linux control groups with the cpu controller (cgroup v1 or v2)');
   const root = kind === 'v2' ? V2_ROOT : V1_CPU;
-  for (const name of readdirSync(root)) if (name.startsWith(PREFIX)) removeGroup(join(root, name));
-  const probe = cpuLimit(`probe-${process.pid}`, 1);
+  for (const name of readdirSync(root)) {
+    // `<prefix><benchmark's pid>-<server's pid>` or `<prefix>probe-<benchmark's pid>`.
+    const owner = /^(?:probe-)?(\d+)/.exec(name.slice(PREFIX.length))?.[1];
+    if (name.startsWith(PREFIX) && owner && gone(Number(owner))) removeGroup(join(root, name));
+  }
   const child = spawn(process.execPath, ['-e', 'setTimeout(() => {}, 10000)'], { stdio: 'ignore' });
+  const exited = new Promise((resolve) => child.once('exit', resolve).once('error', resolve));
+  let probe;
   try {
+    probe = cpuLimit(`probe-${process.pid}`, 1);
+    if (!child.pid) throw new BenchError('could not start a process to probe the control groups with');
     probe.add(child.pid);
   } finally {
-    const exited = new Promise((resolve) => child.once('exit', resolve));
     child.kill('SIGKILL');
     await exited;
-    probe.remove();
+    probe?.remove();
   }
 }
 
