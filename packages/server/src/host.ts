@@ -4,7 +4,7 @@ import type { AgentService, ApiKeyService } from '@agenthost/core';
 import { answerClientErrors } from '@agenthost/express';
 import type { OpenedStore } from '@agenthost/storage';
 import type express from 'express';
-import type { Logger } from 'pino';
+import type { DestinationStream, Logger } from 'pino';
 import { type KeyEntry, loadConfig, type ServerConfig } from './config.js';
 import { createHostApp } from './host-app.js';
 import { openHostResources } from './host-resources.js';
@@ -96,7 +96,7 @@ export async function createAgentHost(
 }
 
 /** Where a host's own logger writes its JSON lines (made only when they are JSON lines). */
-export type LogDestination = () => NodeJS.WritableStream;
+export type LogDestination = () => DestinationStream;
 
 /** The host's own logger: readable lines in a terminal (or when asked), else JSON lines to `logTo()`. */
 function hostLogger(config: ServerConfig, logTo: LogDestination) {

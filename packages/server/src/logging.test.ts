@@ -1,11 +1,8 @@
-import { mkdtempSync, openSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { PassThrough } from 'node:stream';
 import { type FakeOpenAIServer, startFakeOpenAIServer } from '@agenthost/core/test';
 import { pino } from 'pino';
 import { afterEach, expect, test } from 'vitest';
-import { createLogger, nonBlockingLines, requestLineLogger, storageErrorLog } from './logging.js';
+import { createLogger, requestLineLogger, storageErrorLog } from './logging.js';
 import { api, killAll, startServer } from './test-process.js';
 
 let fake: FakeOpenAIServer | undefined;
@@ -184,44 +181,84 @@ test('a provider that echoes secrets: its error line names provider, status and 
 
 test('the standalone server stopped right after answering still writes every request line, whole', async () => {
   const server = await startServer({ AGENTHOST_API_KEYS: `acme:${KEY}`, AGENTHOST_LOG_FORMAT: 'json' });
-  const answers = await Promise.all(
-    Array.from({ length: 200 }, async () => {
-      const answer = await fetch(`${server.url}/agents`, { headers: { 'x-api-key': KEY } });
-      await answer.text();
-      return answer.status;
-    }),
-  );
-  expect(answers).toStrictEqual(Array(200).fill(200));
+  expect(await listAgents(server.url, 200)).toStrictEqual(Array(200).fill(200));
   // 'close' comes once the process's output is read to its end, after 'exit'.
   const closed = new Promise((resolve) => server.child.once('close', resolve));
   server.child.kill('SIGTERM');
   expect(await server.exited).toBe(0);
   await closed;
-  const lines = server
-    .stderr()
+  expect(listLines(server.stderr())).toHaveLength(200);
+}, 60_000);
+
+/** The server with JSON request lines, and a per-key limit no test here reaches. */
+function startLogged() {
+  return startServer({
+    AGENTHOST_API_KEYS: `acme:${KEY}`,
+    AGENTHOST_LOG_FORMAT: 'json',
+    AGENTHOST_RATE_LIMIT: '100000',
+  });
+}
+
+/** The request lines of `GET /api/v1/agents` in a server's standard error (every line must be JSON). */
+function listLines(stderr: string): { msg: string }[] {
+  const lines = stderr
     .trim()
     .split('\n')
     .map((line) => JSON.parse(line) as { msg: string });
-  expect(lines.filter((line) => line.msg === 'GET /api/v1/agents 200')).toHaveLength(200);
+  return lines.filter((line) => line.msg === 'GET /api/v1/agents 200');
+}
+
+/** `count` requests of the agent list, all at once; their statuses. */
+async function listAgents(url: string, count: number): Promise<number[]> {
+  return Promise.all(
+    Array.from({ length: count }, async () => {
+      const answer = await fetch(`${url}/agents`, { headers: { 'x-api-key': KEY } });
+      await answer.text();
+      return answer.status;
+    }),
+  );
+}
+
+/** The server, answering 2,000 requests while its standard error is not read: the pipe fills up (it holds a fraction of their lines). */
+async function answeredUnread() {
+  const server = await startLogged();
+  server.child.stderr!.pause();
+  expect(await listAgents(server.url, 2000)).toStrictEqual(Array(2000).fill(200));
+  return server;
+}
+
+test('a reader of the log that stops reading neither stalls the server nor loses a line', async () => {
+  const server = await answeredUnread();
+  const closed = new Promise((resolve) => server.child.once('close', resolve));
+  server.child.kill('SIGTERM');
+  server.child.stderr!.resume();
+  expect(await server.exited).toBe(0);
+  await closed;
+  expect(listLines(server.stderr())).toHaveLength(2000);
 }, 60_000);
 
-test('lines to a non-blocking destination do not wait for the file, and every one of them arrives, in order', async () => {
-  const dir = mkdtempSync(join(tmpdir(), 'agenthost-lines-'));
-  try {
-    // The destination owns the descriptor from here, and closes it when it ends.
-    const destination = nonBlockingLines(openSync(join(dir, 'log'), 'w'));
-    const logger = createLogger({ level: 'info', pretty: false, destination });
-    for (let i = 0; i < 2000; i++) logger.info({ i }, 'line');
-    // Logging returned before the lines were written: at most the first write can have landed.
-    const lineCount = (text: string) => text.split('\n').filter(Boolean).length;
-    expect(lineCount(readFileSync(join(dir, 'log'), 'utf8'))).toBeLessThanOrEqual(1);
-    await new Promise((resolve) => destination.once('close', resolve).end());
-    const lines = readFileSync(join(dir, 'log'), 'utf8').trim().split('\n');
-    expect(lines.map((line) => JSON.parse(line).i)).toStrictEqual(Array.from({ length: 2000 }, (_, i) => i));
-  } finally {
-    rmSync(dir, { recursive: true, force: true });
-  }
-});
+test('a reader of the log that never reads again does not keep the server from stopping', async () => {
+  const server = await answeredUnread();
+  const started = Date.now();
+  server.child.kill('SIGTERM');
+  // It waits 2 s for its lines to be written, then tries for 1 s more as it exits, then gives up.
+  expect(await server.exited).toBe(0);
+  expect(Date.now() - started).toBeLessThan(10_000);
+  expect(server.stdout()).toContain('agenthost: stopped');
+}, 60_000);
+
+test('with the reader of its log gone, the server goes on answering and stops at once when asked', async () => {
+  const server = await startLogged();
+  server.child.stderr!.destroy();
+  expect(await listAgents(server.url, 500)).toStrictEqual(Array(500).fill(200));
+  // Lines queued when it exits: a flush that tried again forever would keep the process alive.
+  const statuses = listAgents(server.url, 500);
+  const started = Date.now();
+  server.child.kill('SIGTERM');
+  await statuses.catch(() => {});
+  expect(await server.exited).toBe(0);
+  expect(Date.now() - started).toBeLessThan(10_000);
+}, 60_000);
 
 test('a storage connection error is logged with its secrets redacted', () => {
   const logged: unknown[] = [];

@@ -1,6 +1,6 @@
 import { REDACTED, redactSecrets } from '@agenthost/core';
 import type { ErrorLogger } from '@agenthost/express';
-import { type Logger, pino } from 'pino';
+import { type DestinationStream, type Logger, pino } from 'pino';
 
 /** The request headers no log line may hold: keys, credentials, cookies. */
 export const SECRET_REQUEST_HEADERS = ['x-api-key', 'authorization', 'cookie'] as const;
@@ -17,25 +17,11 @@ export const REDACTED_PATHS = [
  */
 const serializers = { err: (value: unknown) => (value instanceof Error ? pino.stdSerializers.err(value) : value) };
 
-/**
- * A file descriptor (standard error by default) as a pino destination that writes without blocking:
- * lines logged while a write is under way are written together by the next one, so under load a few
- * writes carry many lines (a request line written synchronously to standard error cost the standalone
- * server about 10 µs of CPU a run). Lines still unwritten when the process exits are written then
- * (pino flushes its destinations on `exit`), except those of a write still under way, as when a full
- * pipe makes it wait; a process killed outright (SIGKILL, a fatal error of V8's) loses what was not
- * written. For a process of its own: a batch larger than a pipe's atomic write (4 KiB on Linux) can
- * interleave with what other writers to the same pipe write at that moment.
- */
-export function nonBlockingLines(fd = 2): NodeJS.WritableStream {
-  return pino.destination({ dest: fd, sync: false }) as unknown as NodeJS.WritableStream;
-}
-
 /** The loggers {@link createLogger} made, whose redaction is only of {@link REDACTED_PATHS}. */
 const hostLoggers = new WeakSet<Logger>();
 
 /** The server's logger: JSON lines, or readable lines when `pretty` (a terminal); secret headers redacted on any line. */
-export function createLogger(options: { level: string; pretty: boolean; destination?: NodeJS.WritableStream }): Logger {
+export function createLogger(options: { level: string; pretty: boolean; destination?: DestinationStream }): Logger {
   const base = { level: options.level, redact: { paths: REDACTED_PATHS, censor: REDACTED }, serializers };
   const logger = options.pretty
     ? pino({
@@ -46,7 +32,7 @@ export function createLogger(options: { level: string; pretty: boolean; destinat
         },
       })
     : options.destination
-      ? pino(base, options.destination as never)
+      ? pino(base, options.destination)
       : pino(base);
   hostLoggers.add(logger);
   return logger;

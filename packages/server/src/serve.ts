@@ -3,7 +3,7 @@ import { modelLines } from './banner.js';
 import { fail, settingsOrExit } from './cli-settings.js';
 import type { ServerConfig } from './config.js';
 import { type AgentHost, buildHost } from './host.js';
-import { nonBlockingLines } from './logging.js';
+import { type LineWriter, nonBlockingLines } from './line-writer.js';
 import { configuredSecrets } from './secrets.js';
 
 /** Why the host could not be built: a store or an MCP server that cannot be reached may quote its URL, credentials included. */
@@ -58,8 +58,14 @@ function banner(host: AgentHost, url: string): string[] {
   return lines;
 }
 
-/** On SIGINT or SIGTERM: finish the requests in flight (up to the shutdown deadline), then exit. */
-function stopOnSignals(host: AgentHost): void {
+/** How long the server waits, when it stops, for its log lines to be written. */
+const LINES_DRAIN_MS = 2000;
+
+/**
+ * On SIGINT or SIGTERM: finish the requests in flight (up to the shutdown deadline), wait for the log
+ * lines to be written (`drainLogs`), then exit.
+ */
+function stopOnSignals(host: AgentHost, drainLogs: () => Promise<void>): void {
   let stopping = false;
   for (const signal of ['SIGINT', 'SIGTERM'] as const) {
     process.on(signal, () => {
@@ -69,7 +75,8 @@ function stopOnSignals(host: AgentHost): void {
         `agenthost: ${signal} received, finishing in-flight requests and background runs (up to ${host.config.shutdownTimeoutMs} ms)\n`,
       );
       host.close().then(
-        ({ aborted }) => {
+        async ({ aborted }) => {
+          await drainLogs();
           if (aborted)
             process.stdout.write(
               `agenthost: aborted ${aborted} request(s) still running at the deadline; nothing of them was stored\n`,
@@ -89,17 +96,23 @@ function stopOnSignals(host: AgentHost): void {
  */
 export async function serve(env: Record<string, string | undefined>): Promise<void> {
   const config = settingsOrExit(env, '\nRun with --help for the list of settings.');
-  // The process is the server's own: its log lines go out without blocking it (logging.ts).
-  const host = await buildHost(config, {}, nonBlockingLines).catch((error: Error) =>
-    fail(`cannot start: ${cannotBuild(error, config)}`, 1),
-  );
+  // The process is the server's own: its log lines go out without blocking it (line-writer.ts).
+  let lines: LineWriter | undefined;
+  const drainLogs = async () => {
+    await lines?.drain(LINES_DRAIN_MS);
+  };
+  const host = await buildHost(config, {}, () => (lines = nonBlockingLines())).catch(async (error: Error) => {
+    await drainLogs();
+    return fail(`cannot start: ${cannotBuild(error, config)}`, 1);
+  });
   try {
     const { url } = await host.listen();
     // Before the banner: whoever reads it to know the server is up may signal it at once.
-    stopOnSignals(host);
+    stopOnSignals(host, drainLogs);
     process.stdout.write(`${banner(host, url).join('\n')}\n`);
   } catch (error) {
     await host.close({ deadlineMs: 0 }).catch(() => {});
+    await drainLogs();
     fail(`cannot start: ${cannotListen(error as NodeJS.ErrnoException, config)}`, 1);
   }
 }
