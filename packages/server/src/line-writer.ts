@@ -1,9 +1,14 @@
-import { write, writeSync } from 'node:fs';
+import { writeSync } from 'node:fs';
 
 /** What {@link LineWriter} takes besides its file descriptor. */
 export interface LineWriterOptions {
-  /** Lines queued beyond this many characters are dropped (and counted) until the queue drains. Default 16 MiB. */
+  /**
+   * At most this many characters of lines wait to be written (the batch under way counted too); past
+   * it, lines are dropped and counted until the queue drains. Default 16 MiB.
+   */
   maxQueued?: number;
+  /** At most this many characters go into one write. Default 1 MiB. */
+  maxBatch?: number;
 }
 
 /** A sleep that blocks the thread, for the exit path only (no event loop runs then). */
@@ -11,68 +16,81 @@ function blockFor(ms: number): void {
   Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, ms);
 }
 
-/** How long {@link LineWriter.flushSync} waits between tries of a full pipe. */
+/** How long a full pipe is given before the next try. */
 const RETRY_MS = 5;
 
+/** Errors after which the descriptor will never take a line again: its reader is gone, or it is. */
+const FOR_GOOD = new Set(['EPIPE', 'EBADF', 'ECONNRESET', 'ENOTCONN']);
+
+/** Lines made into one write: their bytes (what is left of them), characters and count. */
+interface Batch {
+  bytes: Buffer;
+  chars: number;
+  lines: number;
+}
+
 /**
- * Log lines (a pino destination: `write(line)`) written to a file descriptor off the main thread: one
- * `fs.write` at a time, in the thread pool, and the lines logged meanwhile together in the next one, so
- * under load a few writes carry many lines. A full pipe (`EAGAIN`) is tried again; any other write
- * error (`EPIPE`: its reader is gone) ends the writing, and later lines are dropped: the process goes on.
- * A reader that stops reading does not make the queue grow without bound: past `maxQueued` characters,
- * lines are dropped and counted until it drains. What is still queued at exit is written by
- * {@link flushSync}, which gives up after its deadline or on any error but `EAGAIN`, so a process never
- * stays alive for its logs.
+ * Log lines (a pino destination: `write(line)`) written to a file descriptor once a turn of the event
+ * loop: the lines logged during a turn go out together in one `write`, in the loop's check phase, so
+ * under load one system call carries many lines. The descriptor should not block (a pipe or socket
+ * made non-blocking, a file): a full pipe (`EAGAIN`) or a partial write keeps the rest, in order, for
+ * a try a few milliseconds later; a reader that is gone (`EPIPE`, `EBADF`) ends the writing, and every
+ * later line is dropped; any other error (`ENOSPC`, `EIO`) drops that batch and goes on. Past
+ * `maxQueued` characters waiting, lines are dropped; how many is said by a warning line (pino's shape)
+ * at the head of the next write. {@link flushSync} writes what is left for the process's exit, within
+ * its deadline.
  */
 export class LineWriter {
   readonly #fd: number;
   readonly #maxQueued: number;
+  readonly #maxBatch: number;
   #queue: string[] = [];
   #queued = 0;
-  /** Whether a write is under way, and how many lines it carries. */
-  #writing = false;
-  #writingLines = 0;
-  /** The rest of the write under way while it waits to be tried again (a full pipe), and its timer. */
-  #retry: { bytes: Buffer; timer: NodeJS.Timeout } | undefined;
+  /** What is left of the batch under way: its bytes not yet written, and the characters and lines it came from. */
+  #rest: Batch | undefined;
+  #scheduled = false;
+  #retry: NodeJS.Timeout | undefined;
   #failed = false;
   #dropped = 0;
-  /** Lines dropped for a full queue and not yet reported by a line of their own. */
+  /** Lines dropped and not yet told of by a warning line. */
   #unreported = 0;
   #drained: (() => void)[] = [];
 
   constructor(fd: number, options: LineWriterOptions = {}) {
     this.#fd = fd;
     this.#maxQueued = options.maxQueued ?? 16 * 1024 * 1024;
+    this.#maxBatch = options.maxBatch ?? 1024 * 1024;
   }
 
-  /** How many lines were dropped: queued past the limit, or in or after a failed write. */
+  /** How many lines were dropped: past the limit, in a failed write, or after the descriptor failed for good. */
   get dropped(): number {
     return this.#dropped;
   }
 
-  /** Queues a line; starts a write unless one is under way. Never throws, never blocks. */
+  /** Queues a line for the end of this turn of the event loop. Never throws, never blocks. */
   write(line: string): boolean {
-    if (this.#failed) {
-      this.#dropped++;
-      return true;
-    }
-    if (this.#queued + line.length > this.#maxQueued) {
-      this.#dropped++;
-      this.#unreported++;
+    if (this.#failed || this.#queued + (this.#rest?.chars ?? 0) + line.length > this.#maxQueued) {
+      this.#drop(1);
       return true;
     }
     this.#queue.push(line);
     this.#queued += line.length;
-    if (!this.#writing) this.#next();
+    if (!this.#scheduled && !this.#retry) {
+      this.#scheduled = true;
+      setImmediate(() => {
+        this.#scheduled = false;
+        this.#flush();
+      });
+    }
     return true;
   }
 
   /**
-   * Resolves once every line queued so far is written (or the writing failed), or after `timeoutMs`;
-   * until then, it keeps the process alive.
+   * Resolves once every line queued so far is written (or dropped), or after `timeoutMs`; until then,
+   * it keeps the process alive.
    */
   drain(timeoutMs: number): Promise<void> {
-    if (!this.#writing) return Promise.resolve();
+    if (this.#idle()) return Promise.resolve();
     return new Promise((resolve) => {
       const timer = setTimeout(resolve, timeoutMs);
       this.#drained.push(() => {
@@ -83,100 +101,108 @@ export class LineWriter {
   }
 
   /**
-   * Writes what is left, synchronously, for the process's exit: the rest of a write that waits to be
-   * tried again, then the queued lines. A full pipe is tried again until `timeoutMs` has passed, any
-   * other error ends it. A write under way in the thread pool (a blocking descriptor) may land after
-   * these lines, or not at all if the process ends first.
+   * Writes what is left, synchronously, for the process's exit: the rest of the batch under way, then
+   * the queued lines. A full pipe is tried again until `timeoutMs` has passed; then, or on an error,
+   * what is left is dropped.
    */
   flushSync(timeoutMs: number): void {
-    if (this.#failed) return;
-    let lines = this.#queue.length;
-    let bytes = this.#take();
-    if (this.#retry) {
-      clearTimeout(this.#retry.timer);
-      bytes = Buffer.concat([this.#retry.bytes, bytes]);
-      lines += this.#writingLines;
-      this.#retry = undefined;
-      this.#writing = false;
-    }
+    clearTimeout(this.#retry);
+    this.#retry = undefined;
     const deadline = Date.now() + timeoutMs;
-    while (bytes.length > 0) {
-      try {
-        bytes = bytes.subarray(writeSync(this.#fd, bytes));
-      } catch (error) {
-        if ((error as NodeJS.ErrnoException).code !== 'EAGAIN' || Date.now() >= deadline) {
-          this.#fail(lines);
-          return;
-        }
-        blockFor(RETRY_MS);
-      }
+    while (!this.#idle()) {
+      if (this.#writeSome()) continue;
+      if (this.#failed || Date.now() >= deadline) this.#dropAll();
+      else blockFor(RETRY_MS);
     }
-    if (!this.#writing) for (const done of this.#drained.splice(0)) done();
+    for (const done of this.#drained.splice(0)) done();
   }
 
-  /** The queued lines as one buffer; the queue empties. */
-  #take(): Buffer {
-    const bytes = Buffer.from(this.#queue.join(''));
-    this.#queue = [];
-    this.#queued = 0;
-    return bytes;
+  #idle(): boolean {
+    return this.#failed || (this.#rest === undefined && this.#queue.length === 0 && this.#unreported === 0);
   }
 
-  #next(): void {
-    if (this.#queue.length === 0 && this.#unreported > 0) this.#reportDropped();
-    if (this.#queue.length === 0) {
-      this.#writing = false;
-      for (const done of this.#drained.splice(0)) done();
-      return;
+  /** The check phase's write: as much as the descriptor takes now; the rest a few milliseconds later. */
+  #flush(): void {
+    this.#retry = undefined;
+    while (!this.#idle()) {
+      if (this.#writeSome()) continue;
+      if (!this.#failed) this.#retry = setTimeout(() => this.#flush(), RETRY_MS).unref();
+      break;
     }
-    this.#writing = true;
-    this.#writingLines = this.#queue.length;
-    this.#send(this.#take());
+    if (this.#idle()) for (const done of this.#drained.splice(0)) done();
   }
 
-  #send(bytes: Buffer): void {
-    write(this.#fd, bytes, 0, bytes.length, null, (error, written) => {
-      if (error?.code === 'EAGAIN') return this.#retryLater(bytes);
-      if (error) {
-        this.#fail(this.#writingLines);
-        return this.#next();
+  /**
+   * One write of the batch under way (made from the queue when there is none). True when the batch is
+   * done with (written, or dropped for an error), false when the rest must wait (a full pipe, a partial
+   * write) or the descriptor failed for good.
+   */
+  #writeSome(): boolean {
+    const rest = this.#rest ?? this.#nextBatch();
+    this.#rest = rest;
+    try {
+      const written = writeSync(this.#fd, rest.bytes);
+      if (written === rest.bytes.length) {
+        this.#rest = undefined;
+        return true;
       }
-      if (written < bytes.length) return this.#send(bytes.subarray(written));
-      this.#next();
-    });
+      this.#rest = { ...rest, bytes: rest.bytes.subarray(written) };
+      return false;
+    } catch (error) {
+      const failure = error as NodeJS.ErrnoException;
+      if (failure.code === 'EAGAIN') return false;
+      this.#rest = undefined;
+      this.#drop(rest.lines);
+      if (!FOR_GOOD.has(failure.code ?? '')) return true;
+      this.#dropAll();
+      return false;
+    }
   }
 
-  /** Once the queue is empty again: one warning line (pino's shape) saying how many lines were dropped. */
-  #reportDropped(): void {
-    const msg = `${this.#unreported} log line(s) dropped: more than ${this.#maxQueued} characters waited to be written`;
+  /** The next batch: a warning for lines dropped, if any, then queued lines up to `maxBatch` characters. */
+  #nextBatch(): Batch {
+    const warning = this.#unreported > 0 ? this.#warning() : '';
+    let chars = 0;
+    let taken = 0;
+    while (taken < this.#queue.length && (taken === 0 || chars + this.#queue[taken]!.length <= this.#maxBatch))
+      chars += this.#queue[taken++]!.length;
+    const lines = this.#queue.splice(0, taken);
+    this.#queued -= chars;
+    return { bytes: Buffer.from(warning + lines.join('')), chars, lines: taken };
+  }
+
+  /** One warning line (pino's shape) saying how many lines were dropped since the last one. */
+  #warning(): string {
+    const msg = `${this.#unreported} log line(s) dropped: the log could not be written as fast as lines came`;
     this.#unreported = 0;
-    this.#queue.push(`${JSON.stringify({ level: 40, time: Date.now(), pid: process.pid, msg })}\n`);
+    return `${JSON.stringify({ level: 40, time: Date.now(), pid: process.pid, msg })}\n`;
   }
 
-  /** A full pipe: the rest of the write is tried again soon. Unref'd: it alone does not keep the process alive (flushSync writes the rest at exit). */
-  #retryLater(bytes: Buffer): void {
-    const timer = setTimeout(() => {
-      this.#retry = undefined;
-      this.#send(bytes);
-    }, RETRY_MS).unref();
-    this.#retry = { bytes, timer };
+  #drop(lines: number): void {
+    this.#dropped += lines;
+    if (!this.#failed) this.#unreported += lines;
   }
 
-  /** Writing failed: drop the `lost` lines of the failed write, what is queued, and every line from now on. */
-  #fail(lost: number): void {
-    this.#failed = true;
-    this.#dropped += lost + this.#queue.length;
+  /** The exit's deadline passed, or the descriptor failed: what is left is dropped. */
+  #dropAll(): void {
+    this.#drop(this.#queue.length + (this.#rest?.lines ?? 0));
     this.#queue = [];
     this.#queued = 0;
+    this.#rest = undefined;
+    this.#failed = true;
   }
 }
 
 /**
- * Standard error as a {@link LineWriter} for a process of its own (`agenthost serve`): what is queued
+ * Standard error as a {@link LineWriter} for a process of its own (`agenthost serve`). What is left
  * when the process exits, however it exits, is written then, for at most `exitFlushMs`.
  */
-export function nonBlockingLines(fd = 2, exitFlushMs = 1000): LineWriter {
-  const lines = new LineWriter(fd);
+export function nonBlockingLines(exitFlushMs = 1000): LineWriter {
+  // Reading process.stderr makes Node open its descriptor as a stream, which puts a pipe or socket in
+  // non-blocking mode (libuv): a write to a reader that stopped reading then fails with EAGAIN instead
+  // of stopping the process. A terminal stays blocking, as a terminal's writes are.
+  void process.stderr;
+  const lines = new LineWriter(2);
   process.once('exit', () => lines.flushSync(exitFlushMs));
   return lines;
 }
