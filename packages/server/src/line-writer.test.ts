@@ -1,6 +1,8 @@
+import { spawnSync } from 'node:child_process';
 import { closeSync, mkdtempSync, openSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { hostname, tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { afterEach, beforeEach, expect, test } from 'vitest';
 import { LineWriter } from './line-writer.js';
 
@@ -16,6 +18,15 @@ afterEach(() => {
 });
 
 const written = () => readFileSync(join(dir, 'log'), 'utf8');
+
+/** A writer on `fd` given lines "a" and "b", once they were tried. */
+async function afterTwoLines(to: number): Promise<LineWriter> {
+  const lines = new LineWriter(to);
+  lines.write('a\n');
+  lines.write('b\n');
+  await lines.drain(5000);
+  return lines;
+}
 const numbered = (count: number) => Array.from({ length: count }, (_, i) => `{"i":${i}}\n`);
 /** A descriptor no process can have open (descriptors are below 2^31): every write fails with EBADF. */
 const BAD_FD = 2 ** 31 - 1;
@@ -25,6 +36,7 @@ const warningOf = (count: number) => ({
   level: 40,
   time: expect.any(Number),
   pid: process.pid,
+  hostname: hostname(),
   msg: `${count} log line(s) dropped: the log could not be written as fast as lines came`,
 });
 
@@ -56,10 +68,7 @@ test('flushSync writes everything left before it returns', async () => {
 });
 
 test('a descriptor that is gone ends the writing: no throw, no wait, every line from then on dropped and counted', async () => {
-  const lines = new LineWriter(BAD_FD);
-  lines.write('a\n');
-  lines.write('b\n');
-  await lines.drain(5000);
+  const lines = await afterTwoLines(BAD_FD);
   expect(lines.dropped).toBe(2);
   lines.write('c\n');
   const started = Date.now();
@@ -87,11 +96,67 @@ test('past maxQueued characters waiting, lines are dropped, counted, and told of
   await lines.drain(5000);
   lines.write('mnopqr\n');
   await lines.drain(5000);
-  const [warning, ...rest] = written().trim().split('\n');
+  // The warning stands where the dropped line would have been.
+  const [first, second, warning, last] = written().trim().split('\n');
+  expect([first, second, last]).toStrictEqual(['0123456789', 'abcdef', 'mnopqr']);
   expect(JSON.parse(warning!)).toStrictEqual(warningOf(1));
-  expect(rest).toStrictEqual(['0123456789', 'abcdef', 'mnopqr']);
 });
 
 test('drain resolves at once when nothing waits', async () => {
   await expect(new LineWriter(BAD_FD).drain(60_000)).resolves.toBeUndefined();
 });
+
+test('a line dropped while no write is under way is still told of, without waiting for the next line', async () => {
+  const lines = new LineWriter(fd, { maxQueued: 10 });
+  lines.write('a line longer than the bound\n');
+  await lines.drain(5000);
+  expect(JSON.parse(written())).toStrictEqual(warningOf(1));
+  expect(lines.dropped).toBe(1);
+});
+
+test.skipIf(process.platform !== 'linux')(
+  'a write that fails for want of room drops that batch, tells of it, and the next lines are tried',
+  async () => {
+    const full = openSync('/dev/full', 'w');
+    try {
+      const lines = await afterTwoLines(full);
+      expect(lines.dropped).toBe(2);
+      lines.write('c\n');
+      await lines.drain(5000);
+      // The warning and "c" were tried (and failed too): the writer did not give up on the descriptor.
+      expect(lines.dropped).toBe(3);
+    } finally {
+      closeSync(full);
+    }
+  },
+);
+
+test('a line logged after the exit flush is written at once', () => {
+  const lines = new LineWriter(fd);
+  lines.write('before\n');
+  lines.flushSync(1000);
+  lines.write('after\n');
+  expect(written()).toBe('before\nafter\n');
+});
+
+test.skipIf(process.platform !== 'linux')(
+  'nonBlockingLines puts a piped standard error in non-blocking mode, so a reader that stops cannot stop the process',
+  () => {
+    // A process of its own that loads nothing but the writer; O_NONBLOCK (04000) among the flags Linux
+    // reports for its descriptor 2, before and after. Node runs the TypeScript source as it is.
+    const source = fileURLToPath(new URL('./line-writer.ts', import.meta.url));
+    const script = `
+      const { readFileSync } = await import('node:fs');
+      const nonBlocking = () => (Number.parseInt(/^flags:\\s+([0-7]+)$/m.exec(readFileSync('/proc/self/fdinfo/2', 'utf8'))[1], 8) & 0o4000) !== 0;
+      const before = nonBlocking();
+      const { nonBlockingLines } = await import(${JSON.stringify(source)});
+      nonBlockingLines();
+      console.log(JSON.stringify([before, nonBlocking()]));`;
+    const child = spawnSync(process.execPath, ['--no-warnings', '--input-type=module', '-e', script], {
+      encoding: 'utf8',
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    expect(child.stderr).toBe('');
+    expect(JSON.parse(child.stdout)).toStrictEqual([false, true]);
+  },
+);

@@ -95,6 +95,8 @@ function stopOnSignals(host: AgentHost, drainLogs: () => Promise<void>): void {
  * it with status 2; a store, port or address it cannot use, with status 1.
  */
 export async function serve(env: Record<string, string | undefined>): Promise<void> {
+  // Its messages are for whoever reads them: a reader that went away (EPIPE) must not stop the server.
+  for (const stream of [process.stdout, process.stderr]) stream.on('error', () => {});
   const config = settingsOrExit(env, '\nRun with --help for the list of settings.');
   // The process is the server's own: its log lines go out without blocking it (line-writer.ts).
   let lines: LineWriter | undefined;
