@@ -49,7 +49,7 @@ test('the lines of one turn of the event loop are written together at its end, e
   expect(lines.dropped).toBe(0);
 });
 
-test('a batch holds at most maxBatch characters, or one line; the order is kept across batches', async () => {
+test('with a small maxBatch, a line longer than it and lines across batches still go out whole and in order', async () => {
   const lines = new LineWriter(fd, { maxBatch: 10 });
   for (const line of ['aaaa\n', 'bbbb\n', 'cccccccccccc\n', 'dd\n']) lines.write(line);
   await lines.drain(5000);
