@@ -11,6 +11,11 @@ export function packageBuild(entry: string[], extra: Options = {}): Options {
     target: 'node22',
     removeNodeProtocol: false,
     tsconfig: 'tsconfig.build.json',
+    // `import.meta.resolve` is absent from a CommonJS build: code that reads it (`lazyPackage`'s
+    // callers) then falls back to `require`.
+    esbuildOptions(options, context) {
+      if (context.format === 'cjs') options.define = { ...options.define, 'import.meta.resolve': 'undefined' };
+    },
     ...extra,
   };
 }

@@ -18,6 +18,7 @@ export { jsonLength } from './json-length.js';
 export { API_KEY_SCOPES, type ApiKeyInfo, type ApiKeyRecord, type ApiKeyScope } from './keys/api-key-records.js';
 export { type ApiKeyIdentity, ApiKeyService, type ApiKeyServiceOptions } from './keys/api-key-service.js';
 export { checkSecret, type KeyedHashPurpose, keyedHash, MIN_SECRET_LENGTH } from './keys/keyed-hash.js';
+export { lazyPackage, type PackageScope } from './lazy-package.js';
 export { inProcessLocks } from './locks/in-process-locks.js';
 export { type CatalogEntry, catalogEntry, catalogModels, catalogProvider } from './models/catalog.js';
 export { estimatedCost } from './models/cost.js';

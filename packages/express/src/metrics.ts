@@ -1,7 +1,13 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
-import type { RunObservation } from '@agenthost/core';
+import { lazyPackage, type RunObservation } from '@agenthost/core';
 import type { RequestHandler } from 'express';
-import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom-client';
+import type { Gauge, Registry } from 'prom-client';
+
+/** prom-client, loaded when metrics are first made: a router without metrics does not hold it. */
+const promClient = lazyPackage<typeof import('prom-client')>('prom-client', {
+  url: import.meta.url,
+  resolve: import.meta.resolve,
+});
 
 /** The metrics of one server: hand it to the router and the service, serve it with {@link metricsHandler}. */
 export interface AgentMetrics {
@@ -27,7 +33,7 @@ export interface BackgroundRunCounts {
 
 /** The gauge of background runs, read from `source()` at each scrape. */
 function backgroundRunGauge(registry: Registry, source: () => BackgroundRunCounts | undefined): Gauge {
-  return new Gauge({
+  return new (promClient().Gauge)({
     name: 'agenthost_background_runs',
     help: 'Background runs this server is running now, by status',
     labelNames: ['status'],
@@ -47,6 +53,7 @@ function backgroundRunGauge(registry: Registry, source: () => BackgroundRunCount
  * metrics. Routes are labelled by template (`/api/v1/agents/:agentId/run`), never by raw path.
  */
 export function createMetrics(options: { processMetrics?: boolean } = {}): AgentMetrics {
+  const { Counter, collectDefaultMetrics, Histogram, Registry } = promClient();
   const registry = new Registry();
   if (options.processMetrics !== false) collectDefaultMetrics({ register: registry });
   const requests = new Counter({

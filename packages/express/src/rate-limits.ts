@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
-import { checkSecret } from '@agenthost/core';
+import { checkSecret, lazyPackage } from '@agenthost/core';
 import type { Request, RequestHandler, Response } from 'express';
-import { ipKeyGenerator, rateLimit, type Store } from 'express-rate-limit';
+import type { Store } from 'express-rate-limit';
 import { refusal, serialize } from './envelope.js';
 import { limiterKeyNames } from './limiter-key.js';
 import type { RequestState } from './request-state.js';
@@ -32,6 +32,12 @@ export interface RateLimitOptions {
   keySecret?: string;
 }
 
+/** The limiters' package, loaded when a router with a rate limit is made. */
+const limits = lazyPackage<typeof import('express-rate-limit')>('express-rate-limit', {
+  url: import.meta.url,
+  resolve: import.meta.resolve,
+});
+
 function refuse(message: string) {
   return function agentHostRateLimited(req: Request, res: Response) {
     const reset = (req as Request & { rateLimit?: { resetTime?: Date } }).rateLimit?.resetTime;
@@ -58,7 +64,7 @@ function limiter(
   message: string,
   store: RateLimitOptions['store'],
 ): RequestHandler {
-  return rateLimit({
+  return limits().rateLimit({
     windowMs: limit.windowMs,
     limit: limit.limit,
     standardHeaders: 'draft-7',
@@ -81,6 +87,7 @@ function limiter(
 export function failedAuthLimiter(options: RateLimitOptions): RequestHandler | undefined {
   if (!options.failedAuth) return undefined;
   check('failedAuth', options.failedAuth);
+  const { ipKeyGenerator } = limits();
   return limiter(
     'auth',
     options.failedAuth,

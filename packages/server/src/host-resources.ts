@@ -10,7 +10,6 @@ import {
 } from '@agenthost/express';
 import { loadDeploymentSecret, type OpenedStore, openStore } from '@agenthost/storage';
 import { builtinTools, combineTools, type McpToolProvider, mcpTools } from '@agenthost/tools';
-import { OpenTelemetry } from '@ai-sdk/otel';
 import type { Logger } from 'pino';
 import type { KeyEntry, ServerConfig } from './config.js';
 import { storageErrorLog } from './logging.js';
@@ -52,13 +51,22 @@ async function orClose<T>(step: () => Promise<T>, opened: (() => Promise<unknown
 }
 
 /** The service the configuration describes, its runs observed by the metrics and traced when tracing is on. */
-function serviceFor(config: ServerConfig, store: OpenedStore, tools: ToolProvider, metrics: AgentMetrics | undefined) {
+async function serviceFor(
+  config: ServerConfig,
+  store: OpenedStore,
+  tools: ToolProvider,
+  metrics: AgentMetrics | undefined,
+) {
   const { limits } = config;
+  // The AI SDK's OpenTelemetry integration is loaded only when tracing is on.
+  const telemetry = config.tracing && {
+    enabled: true,
+    recordContent: config.traceContent,
+    integrations: [new (await import('@ai-sdk/otel')).OpenTelemetry()],
+  };
   return new AgentService({
     ...(metrics && { onRunFinished: (observation) => metrics.observeRun(observation) }),
-    ...(config.tracing && {
-      telemetry: { enabled: true, recordContent: config.traceContent, integrations: [new OpenTelemetry()] },
-    }),
+    ...(telemetry && { telemetry }),
     store: store.store,
     models: modelsFor(config.providers),
     tools,
@@ -123,7 +131,7 @@ export async function openHostResources(
     ...(mcp ? [mcp] : []),
   );
   const metrics = config.metrics ? createMetrics() : undefined;
-  const service = serviceFor(config, store, tools, metrics);
+  const service = await serviceFor(config, store, tools, metrics);
   metrics?.observeBackgroundRuns(() => service.backgroundRunCounts());
   const keys = await orClose(() => keysFor(config, store, secrets), [() => service.close(), ...closeAll]);
   let serviceClosing: Promise<void> | undefined;

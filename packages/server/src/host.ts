@@ -118,7 +118,7 @@ export async function buildHost(
   // Every secret of the configuration, and the development key once it is made: no log may hold one.
   const secrets = configuredSecrets(config);
   // Registered before anything traces, so every span goes to the exporter.
-  const stopTracing = config.tracing && extras.registerTracing !== false ? startTracing() : undefined;
+  const stopTracing = config.tracing && extras.registerTracing !== false ? await startTracing() : undefined;
   const resources = await openHostResources(config, logger, secrets).catch(async (error: unknown) => {
     await stopTracing?.().catch(() => {});
     throw error;

@@ -1,6 +1,5 @@
 import type { ToolProvider } from '@agenthost/core';
-import { createMCPClient, type MCPClient } from '@ai-sdk/mcp';
-import { Experimental_StdioMCPTransport } from '@ai-sdk/mcp/mcp-stdio';
+import type { MCPClient } from '@ai-sdk/mcp';
 import type { ToolSet } from 'ai';
 
 /** An MCP server started as a child process and spoken to over its stdin and stdout. */
@@ -161,6 +160,9 @@ async function connect(name: string, config: McpServerConfig, connectTimeoutMs: 
   const secrets = secretsOf(config);
   let client: MCPClient;
   try {
+    // The MCP client is loaded when a first server is connected: a host without MCP servers does not hold it.
+    const { createMCPClient } = await import('@ai-sdk/mcp');
+    const { Experimental_StdioMCPTransport } = await import('@ai-sdk/mcp/mcp-stdio');
     client = await createMCPClient({
       clientName: 'agenthost',
       transport: isStdio(config)

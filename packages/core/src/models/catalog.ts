@@ -1,4 +1,11 @@
-import { type ModelInfo as CatalogModel, calcPrice, findProvider, type ModelPrice } from '@pydantic/genai-prices';
+import type { ModelInfo as CatalogModel, ModelPrice } from '@pydantic/genai-prices';
+import { lazyPackage } from '../lazy-package.js';
+
+/** The catalog's package (several megabytes of prices), loaded when a provider or a run first asks it. */
+const prices = lazyPackage<typeof import('@pydantic/genai-prices')>('@pydantic/genai-prices', {
+  url: import.meta.url,
+  resolve: import.meta.resolve,
+});
 
 /** What the catalog says of one model: its id there, context window and list prices now. */
 export interface CatalogEntry {
@@ -37,7 +44,7 @@ function entry(model: CatalogModel, prices: ModelPrice | undefined): CatalogEntr
 
 /** The catalog's provider id for a name, only when it is that exact id (the catalog matches names loosely). */
 export function catalogProvider(name: string): string | undefined {
-  return findProvider({ providerId: name })?.id === name ? name : undefined;
+  return prices().findProvider({ providerId: name })?.id === name ? name : undefined;
 }
 
 const listed = new Map<string, readonly string[]>();
@@ -58,7 +65,9 @@ export function catalogModels(providerId: string): readonly string[] {
       !NOT_A_MODEL.test(m.id) &&
       !retired?.test(m.id);
     ids = Object.freeze(
-      (catalogProvider(providerId) ? (findProvider({ providerId })?.models ?? []) : []).filter(usable).map((m) => m.id),
+      (catalogProvider(providerId) ? (prices().findProvider({ providerId })?.models ?? []) : [])
+        .filter(usable)
+        .map((m) => m.id),
     );
     listed.set(providerId, ids);
   }
@@ -71,7 +80,7 @@ export function catalogModels(providerId: string): readonly string[] {
  * prices are those in force at that time (some change by date, or by time of day).
  */
 export function catalogEntry(providerId: string, modelId: string, at: Date = new Date()): CatalogEntry | undefined {
-  const found = calcPrice({ input_tokens: 0, output_tokens: 0 }, modelId, { providerId, timestamp: at });
+  const found = prices().calcPrice({ input_tokens: 0, output_tokens: 0 }, modelId, { providerId, timestamp: at });
   return found ? entry(found.model, found.model_price) : undefined;
 }
 

@@ -1,9 +1,14 @@
-import { createAnthropic } from '@ai-sdk/anthropic';
-import { createGoogleGenerativeAI } from '@ai-sdk/google';
-import { createOpenAI } from '@ai-sdk/openai';
-import { createOpenAICompatible } from '@ai-sdk/openai-compatible';
 import type { ProviderV3, ProviderV4 } from '@ai-sdk/provider';
+import { lazyPackage } from '../lazy-package.js';
 import { catalogModels, catalogProvider } from './catalog.js';
+
+// Each provider's package is loaded when a provider of it is first made: an application that uses
+// one provider, or only models of its own, does not hold the others in its memory.
+const here = { url: import.meta.url, resolve: import.meta.resolve };
+const openai = lazyPackage<typeof import('@ai-sdk/openai')>('@ai-sdk/openai', here);
+const anthropic = lazyPackage<typeof import('@ai-sdk/anthropic')>('@ai-sdk/anthropic', here);
+const google = lazyPackage<typeof import('@ai-sdk/google')>('@ai-sdk/google', here);
+const openaiCompatible = lazyPackage<typeof import('@ai-sdk/openai-compatible')>('@ai-sdk/openai-compatible', here);
 
 /** How to reach one provider, and which of its models to offer. */
 export interface ProviderSettings {
@@ -69,11 +74,11 @@ function builtInInput(settings: ProviderSettings, baseUrlVariable?: string): rea
  * `api: 'chat'`. Offers the catalog's OpenAI chat models unless `models` says otherwise.
  */
 export function openAIProvider(settings: ProviderSettings & { api?: 'responses' | 'chat' } = {}): NamedProvider {
-  const openai = createOpenAI(pick(settings));
+  const made = openai().createOpenAI(pick(settings));
   const provider: ProviderV4 =
     settings.api === 'chat'
-      ? { ...openai, specificationVersion: 'v4', languageModel: (id: string) => openai.chat(id) }
-      : openai;
+      ? { ...made, specificationVersion: 'v4', languageModel: (id: string) => made.chat(id) }
+      : made;
   return {
     name: 'openai',
     provider,
@@ -87,7 +92,7 @@ export function openAIProvider(settings: ProviderSettings & { api?: 'responses' 
 export function anthropicProvider(settings: ProviderSettings = {}): NamedProvider {
   return {
     name: 'anthropic',
-    provider: createAnthropic(pick(settings)),
+    provider: anthropic().createAnthropic(pick(settings)),
     models: offered(settings, 'anthropic'),
     catalog: 'anthropic',
     input: builtInInput(settings, 'ANTHROPIC_BASE_URL'),
@@ -98,7 +103,7 @@ export function anthropicProvider(settings: ProviderSettings = {}): NamedProvide
 export function googleProvider(settings: ProviderSettings = {}): NamedProvider {
   return {
     name: 'google',
-    provider: createGoogleGenerativeAI(pick(settings)),
+    provider: google().createGoogleGenerativeAI(pick(settings)),
     models: offered(settings, 'google'),
     catalog: 'google',
     input: builtInInput(settings),
@@ -116,7 +121,12 @@ export function compatibleProvider(name: string, settings: ProviderSettings & { 
   if (!PROVIDER_NAME.test(name))
     throw new TypeError(`compatibleProvider: "${name}" is not a provider name (1-32 of a-z, 0-9, "-", "_")`);
   if (!settings?.baseURL) throw new TypeError(`compatibleProvider: "${name}" needs a baseURL`);
-  const provider = createOpenAICompatible({ name, includeUsage: true, ...pick(settings), baseURL: settings.baseURL });
+  const provider = openaiCompatible().createOpenAICompatible({
+    name,
+    includeUsage: true,
+    ...pick(settings),
+    baseURL: settings.baseURL,
+  });
   const catalog = catalogProvider(name);
   return {
     name,

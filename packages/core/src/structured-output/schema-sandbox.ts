@@ -1,8 +1,9 @@
 import { createHash } from 'node:crypto';
 import { availableParallelism } from 'node:os';
-import { Piscina } from 'piscina';
+import type { Piscina } from 'piscina';
 import { AgentHostError } from '../errors/agenthost-error.js';
 import { OverloadedError } from '../errors/overloaded-error.js';
+import { lazyPackage } from '../lazy-package.js';
 import { FairQueue } from './fair-queue.js';
 import { invalidFormat } from './json-format.js';
 
@@ -23,6 +24,12 @@ export interface SchemaSandboxOptions {
 /** What checking a value found: it matches, or a short description of why not. */
 export type SchemaCheck = { ok: true } | { ok: false; mismatch: string };
 
+/** The worker pool's package, loaded with the first sandbox (the first `json_format` with a schema). */
+const piscina = lazyPackage<typeof import('piscina')>('piscina', {
+  url: import.meta.url,
+  resolve: import.meta.resolve,
+});
+
 type WorkerTask =
   | { kind: 'compile'; account: string; key: string; text: string }
   | { kind: 'validate'; account: string; key: string; text: string; value: unknown }
@@ -42,7 +49,11 @@ const isOutOfMemory = (error: unknown) => (error as { code?: unknown } | null)?.
  * at most one task each.
  */
 export class SchemaSandbox {
-  readonly #pool: Piscina;
+  /** Made by the first task, so that a sandbox nobody uses loads no pool. */
+  #pool: Piscina | undefined;
+  #closed = false;
+  readonly #threads: number;
+  readonly #memoryMb: number;
   readonly #queue: FairQueue;
   readonly #compileTimeoutMs: number;
   readonly #validateTimeoutMs: number;
@@ -50,13 +61,20 @@ export class SchemaSandbox {
   constructor(options: SchemaSandboxOptions = {}) {
     this.#compileTimeoutMs = options.compileTimeoutMs ?? 2_000;
     this.#validateTimeoutMs = options.validateTimeoutMs ?? 1_000;
-    const threads = options.threads ?? Math.min(2, Math.max(1, availableParallelism() - 1));
-    const memory = options.memoryMb ?? 96;
-    this.#queue = new FairQueue({ slots: threads, maxPerParty: options.maxPerAccount ?? 32 });
-    this.#pool = new Piscina({
+    this.#threads = options.threads ?? Math.min(2, Math.max(1, availableParallelism() - 1));
+    this.#memoryMb = options.memoryMb ?? 96;
+    this.#queue = new FairQueue({ slots: this.#threads, maxPerParty: options.maxPerAccount ?? 32 });
+  }
+
+  /** The worker pool, made on first use. */
+  #workers(): Piscina {
+    if (this.#pool) return this.#pool;
+    if (this.#closed) throw new Error('The schema sandbox is closed');
+    const memory = this.#memoryMb;
+    this.#pool = new (piscina().Piscina)({
       filename: new URL('./schema-worker.mjs', import.meta.url).href,
       minThreads: 0,
-      maxThreads: threads,
+      maxThreads: this.#threads,
       idleTimeout: 30_000,
       // Below the request thread in the scheduler's eyes, so that compiling never delays answers.
       niceIncrement: 10,
@@ -69,6 +87,7 @@ export class SchemaSandbox {
     // A worker that fails after its task was given up on (stopped at its deadline, then out of
     // memory before it ended) has nobody to tell; the pool replaces it.
     this.#pool.on('error', () => {});
+    return this.#pool;
   }
 
   /**
@@ -105,7 +124,8 @@ export class SchemaSandbox {
 
   /** Stops the worker threads. */
   async close(): Promise<void> {
-    await this.#pool.close({ force: true });
+    this.#closed = true;
+    await this.#pool?.close({ force: true });
   }
 
   async #run(
@@ -129,7 +149,7 @@ export class SchemaSandbox {
     // A slot is free, so the task starts now: its deadline counts only its own work.
     const deadline = AbortSignal.timeout(timeoutMs);
     try {
-      return await this.#pool.run(task, { signal: signal ? AbortSignal.any([deadline, signal]) : deadline });
+      return await this.#workers().run(task, { signal: signal ? AbortSignal.any([deadline, signal]) : deadline });
     } catch (error) {
       if (isOutOfMemory(error) && !retried) return this.#attempt(task, timeoutMs, signal, true);
       if (signal?.aborted) throw signal.reason;
