@@ -211,15 +211,40 @@ function checkMountedHost(folder, mountedHost) {
   });
 }
 
-/** Loads every export of every package, as ESM and as CommonJS; returns their names. */
+/**
+ * Loads every export of every package, as ESM and as CommonJS, and uses from CommonJS each feature whose
+ * package is loaded on first use; returns their names.
+ */
 function checkExports(folder, packages) {
   const paths = exportPaths(packages);
   const esm = paths.map((p) => `await import(${JSON.stringify(p)});`).join('\n');
   run(process.execPath, ['--input-type=module', '-e', esm], { cwd: folder });
   const cjs = paths.map((p) => `require(${JSON.stringify(p)});`).join('\n');
   run(process.execPath, ['-e', cjs], { cwd: folder });
+  assert.match(run(process.execPath, ['-e', LAZY_PACKAGES_CJS], { cwd: folder }), /lazy packages: CommonJS ok/);
   return paths;
 }
+
+/**
+ * Uses, from the CommonJS builds, each feature whose package is loaded on first use (a provider, the
+ * catalog, metrics, rate limits, the schema workers), which requiring the entry points alone no longer loads.
+ */
+const LAZY_PACKAGES_CJS = `
+const assert = require('node:assert/strict');
+const core = require('@agenthost/core');
+const { createMetrics, createAgentRouter, staticKeys } = require('@agenthost/express');
+assert.equal(core.openAIProvider({ apiKey: 'k' }).provider.languageModel('gpt-4o').modelId, 'gpt-4o');
+assert.equal(typeof core.anthropicProvider({ apiKey: 'k' }).provider.languageModel, 'function');
+assert.equal(typeof core.googleProvider({ apiKey: 'k' }).provider.languageModel, 'function');
+assert.equal(core.compatibleProvider('local', { baseURL: 'http://127.0.0.1:9' }).name, 'local');
+assert.ok(core.catalogEntry('openai', 'gpt-4o').context_window > 0);
+assert.match(createMetrics({ processMetrics: false }).registry.contentType, /text\\/plain/);
+const rateLimit = { perKey: { limit: 10, windowMs: 60000 }, failedAuth: { limit: 5, windowMs: 60000 } };
+const service = new core.AgentService({ store: new (require('@agenthost/storage').MemoryStore)(), models: core.staticModels({}) });
+createAgentRouter(service, { resolveKey: staticKeys([{ account: 'a', key: 'k'.repeat(32) }]), rateLimit });
+const sandbox = new core.SchemaSandbox({ threads: 1 });
+sandbox.check('a', '{"type":"string"}').then(() => sandbox.close()).then(() => console.log('lazy packages: CommonJS ok'));
+`;
 
 /** Type-checks the programs run above (the README's snippets in them) against the installed packages' types. */
 function checkTypes(folder) {

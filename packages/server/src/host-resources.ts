@@ -130,8 +130,11 @@ export async function openHostResources(
     builtinTools({ tavilyApiKey: config.tavilyApiKey, tavilyBaseURL: config.tavilyBaseURL }),
     ...(mcp ? [mcp] : []),
   );
-  const metrics = config.metrics ? createMetrics() : undefined;
-  const service = await serviceFor(config, store, tools, metrics);
+  // Each loads a package on first use: one that fails to load closes what was opened, as any step here.
+  const { metrics, service } = await orClose(async () => {
+    const metrics = config.metrics ? createMetrics() : undefined;
+    return { metrics, service: await serviceFor(config, store, tools, metrics) };
+  }, closeAll);
   metrics?.observeBackgroundRuns(() => service.backgroundRunCounts());
   const keys = await orClose(() => keysFor(config, store, secrets), [() => service.close(), ...closeAll]);
   let serviceClosing: Promise<void> | undefined;

@@ -45,7 +45,7 @@ function runMounted(log: string, steps: string[]): Promise<{ code: number | null
 afterEach(killAll);
 
 describe('packages loaded on first use', () => {
-  it('a mounted router over a model of its own loads no provider package, catalog, worker pool, metrics or rate limiter', async () => {
+  it('a mounted router over its own model loads no provider package, catalog, worker pool, metrics or rate limiter', async () => {
     const log = loadLog();
     const result = await runMounted(log, []);
     expect(result).toEqual({ code: 0, out: 'ok run 200 hello\n', err: '' });

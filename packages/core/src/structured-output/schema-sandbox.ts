@@ -24,7 +24,7 @@ export interface SchemaSandboxOptions {
 /** What checking a value found: it matches, or a short description of why not. */
 export type SchemaCheck = { ok: true } | { ok: false; mismatch: string };
 
-/** The worker pool's package, loaded with the first sandbox (the first `json_format` with a schema). */
+/** The worker pool's package, loaded with a sandbox's pool, which its first task makes (a schema to compile, a pattern). */
 const piscina = lazyPackage<typeof import('piscina')>('piscina', {
   url: import.meta.url,
   resolve: import.meta.resolve,
