@@ -52,16 +52,22 @@ describe('packages loaded on first use', () => {
     expect(loadedOf(log, [...PROVIDERS, ...CATALOG, ...WORKER_POOL, ...METRICS, ...RATE_LIMITS])).toEqual([]);
   }, 60_000);
 
-  it('loads a provider package, the catalog and prom-client when they are first used, and they work', async () => {
+  it('loads each package when its feature is first used, and the feature works, with no warning', async () => {
     const log = loadLog();
-    const result = await runMounted(log, ['providers', 'metrics']);
-    expect(result).toEqual({ code: 0, out: 'ok run 200 hello\nok providers\nok metrics\n', err: '' });
-    expect(loadedOf(log, [...PROVIDERS, ...CATALOG, ...METRICS])).toEqual([...PROVIDERS, ...CATALOG, ...METRICS]);
+    const result = await runMounted(log, ['providers', 'metrics', 'limits', 'sandbox']);
+    expect(result).toEqual({
+      code: 0,
+      out: 'ok run 200 hello\nok providers\nok metrics\nok limits\nok sandbox\n',
+      err: '',
+    });
+    const used = [...PROVIDERS, ...CATALOG, ...METRICS, ...RATE_LIMITS, ...WORKER_POOL];
+    expect(loadedOf(log, used)).toEqual(used);
     // The ES module build of a package that has both, as `import` would load it: an application
     // importing the package shares its instance.
     const urls = readFileSync(log, 'utf8');
     expect(urls).toMatch(/\/node_modules\/@pydantic\/genai-prices\/dist\/index\.js\n/);
     expect(urls).not.toContain('/node_modules/@pydantic/genai-prices/dist/index.cjs');
+    expect(urls).toMatch(/\/node_modules\/express-rate-limit\/dist\/index\.mjs\n/);
   }, 60_000);
 
   it('the standalone server without tracing, MCP servers or provider keys loads none of their packages', async () => {
