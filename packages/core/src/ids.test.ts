@@ -1,5 +1,5 @@
 import { describe, expect, test } from 'vitest';
-import { randomId } from './ids.js';
+import { randomId, randomToken } from './ids.js';
 
 describe('randomId', () => {
   test('is the kind prefix and 128 bits in base64url', () => {
@@ -22,5 +22,17 @@ describe('randomId', () => {
     for (const id of ids) for (const byte of Buffer.from(id.slice(4), 'base64url')) counts[byte]++;
     expect(Math.min(...counts)).toBeGreaterThan(200);
     expect(Math.max(...counts)).toBeLessThan(440);
+  });
+});
+
+describe('randomToken', () => {
+  test('is 128 bits in base64url, never repeated, drawn from the pool randomId draws from', () => {
+    const tokens = Array.from({ length: 600 }, (_, i) => (i % 2 ? randomToken() : randomId('run').slice(4)));
+    for (const token of tokens) {
+      expect(token).toMatch(/^[A-Za-z0-9_-]{22}$/);
+      expect(Buffer.from(token, 'base64url')).toHaveLength(16);
+    }
+    // 600 x 16 bytes: more than two refills of the 4 KiB pool, shared by both.
+    expect(new Set(tokens).size).toBe(600);
   });
 });

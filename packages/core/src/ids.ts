@@ -14,8 +14,11 @@ const POOL_BYTES = 4096;
 const pool = Buffer.alloc(POOL_BYTES);
 let used = POOL_BYTES;
 
-/** 16 random bytes, never handed out before, in base64url. */
-function random128(): string {
+/**
+ * 128 random bits, never handed out before, in base64url (22 characters): for tokens that must be
+ * unguessable and unique, such as a lock's owner. Drawn from the same pool as {@link randomId}.
+ */
+export function randomToken(): string {
   if (used + 16 > POOL_BYTES) {
     randomFillSync(pool);
     used = 0;
@@ -29,4 +32,4 @@ function random128(): string {
  * The default id generator: a kind prefix and 128 random bits in base64url, e.g. `agt_3q2-7wM...`.
  * The bits come from a pool filled by the system's generator (1.3 µs an id without it, 0.08 with it).
  */
-export const randomId: IdGenerator = (kind) => PREFIX[kind] + random128();
+export const randomId: IdGenerator = (kind) => PREFIX[kind] + randomToken();

@@ -12,7 +12,7 @@ export { DEFAULT_CONTEXT_WINDOW, estimateTokens } from './context-window.js';
 export { ANY_MODEL, describeModels, describeTools, modelsByProvider, type ToolInfo } from './discovery.js';
 export * from './errors/index.js';
 export { type MemoryIdempotencyOptions, memoryIdempotencyStore } from './idempotency/memory-idempotency-store.js';
-export { type IdGenerator, type IdKind, randomId } from './ids.js';
+export { type IdGenerator, type IdKind, randomId, randomToken } from './ids.js';
 export { jsonDepth } from './json-depth.js';
 export { jsonLength } from './json-length.js';
 export { API_KEY_SCOPES, type ApiKeyInfo, type ApiKeyRecord, type ApiKeyScope } from './keys/api-key-records.js';

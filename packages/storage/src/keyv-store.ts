@@ -1,6 +1,5 @@
-import { createHash } from 'node:crypto';
+import { hash } from 'node:crypto';
 import {
-  AgentHostError,
   type AgentPage,
   type AgentRecord,
   type AgentStore,
@@ -24,7 +23,7 @@ import {
   type VersionPage,
 } from '@agenthost/core';
 import type Keyv from 'keyv';
-import { withDeadline } from './deadline.js';
+import { storageCall } from './deadline.js';
 
 /** Options of {@link KeyvStore}. */
 export interface KeyvStoreOptions {
@@ -51,7 +50,7 @@ export interface KeyvStoreOptions {
 // Keys hash every caller-supplied part: bounded length (Postgres keys are VARCHAR(255)), no
 // separator can make two different (account, agent, session) triples collide, and no id appears
 // in the store's key space in clear.
-const digest = (...parts: string[]) => createHash('sha256').update(JSON.stringify(parts)).digest('base64url');
+const digest = (...parts: string[]) => hash('sha256', JSON.stringify(parts), 'base64url');
 const BATCH = 500;
 /** A key's digest: a keyed hash (base64url), or a bare SHA-256 (hex) of a record made before keyed hashes. */
 const KEY_DIGEST = /^(?:[A-Za-z0-9_-]{43}|[0-9a-f]{64})$/;
@@ -551,13 +550,8 @@ export class KeyvStore implements AgentStore, ApiKeyStore, IdempotencyStore, Hos
     return out;
   }
 
-  async #call<T>(fn: () => Promise<T>): Promise<T> {
-    try {
-      return await withDeadline(fn, this.#commandTimeoutMs, this.#onTimeout);
-    } catch (error) {
-      if (AgentHostError.isInstance(error)) throw error;
-      throw new StorageUnavailableError({ cause: error });
-    }
+  #call<T>(fn: () => Promise<T>): Promise<T> {
+    return storageCall(fn, this.#commandTimeoutMs, this.#onTimeout);
   }
 }
 

@@ -2,11 +2,11 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { InProcessRunStore, type RunSignal } from '@agenthost/core';
-import { describe, expect, test } from 'vitest';
+import { describe, expect, test, vi } from 'vitest';
 import { openStore } from './open-store.js';
 import { PostgresRunStore } from './runs/postgres-run-store.js';
 import { RedisRunStore } from './runs/redis-run-store.js';
-import { clearRedis, DATABASE_URL, REDIS_URL, runNamespace } from './test-services.js';
+import { agentRecord, clearRedis, DATABASE_URL, REDIS_URL, runNamespace } from './test-services.js';
 
 describe('openStore', () => {
   test.each([
@@ -69,5 +69,30 @@ describe('openStore', () => {
     expect(heard).toStrictEqual([{ type: 'end' }]);
     if (kind === 'redis' || kind === 'postgres')
       await expect(opened.runs.subscribe('run-1', () => {})).rejects.toMatchObject({ code: 'storage_unavailable' });
+  });
+
+  test('redis: no command leaves a timer behind once answered (no AbortSignal.timeout per command)', async () => {
+    const namespace = runNamespace('open-timers');
+    const opened = await openStore(REDIS_URL, { namespace });
+    // node-redis gives each command with a timeout an AbortSignal.timeout, whose timer lives on for
+    // the whole timeout: at hundreds of runs a second, tens of thousands of them. Every store call is
+    // bounded by a deadline whose timer is cleared instead.
+    const timeouts = vi.spyOn(AbortSignal, 'timeout');
+    try {
+      await opened.store.createAgent('acct', agentRecord('agt_1'));
+      const session = { accountId: 'acct', agentId: 'agt_1', sessionId: 'ses_1' };
+      await opened.store.appendMessages(session, [
+        { role: 'user', content: 'hi', created_at: new Date().toISOString() },
+      ]);
+      expect(await opened.store.readMessages(session, { last: 10 })).toHaveLength(1);
+      const lease = await opened.locks.acquire('timers', { waitMs: 1_000 });
+      await lease.release();
+      expect(await opened.redisCommand?.(['PING'])).toBe('PONG');
+      expect(timeouts).not.toHaveBeenCalled();
+    } finally {
+      timeouts.mockRestore();
+      await opened.close();
+      await clearRedis(namespace);
+    }
   });
 });

@@ -10,6 +10,7 @@ import {
   type LockProvider,
   type RunStore,
 } from '@agenthost/core';
+import { storageCall } from './deadline.js';
 import { deserializeKeyv } from './keyv-deserialize.js';
 import { KeyvStore } from './keyv-store.js';
 import { postgresLocks } from './locks/postgres-locks.js';
@@ -172,7 +173,11 @@ async function openRedisStore(context: OpenContext): Promise<OpenedStore> {
       createClient({
         url: location,
         disableOfflineQueue: true,
-        commandOptions: { timeout: commandTimeoutMs },
+        // No `commandOptions.timeout`: node-redis would give every command an `AbortSignal.timeout`,
+        // whose timer nothing clears, so each command's signal and timer would live for the whole
+        // timeout after its answer (at a few hundred runs a second, tens of thousands of them, all
+        // promoted to the old generation). Every command here is bounded by `withDeadline` instead,
+        // whose timer is cleared when the answer comes.
         // A PING each second while idle; a socket that then hears nothing for 3 s is closed and
         // reconnected (a PING that gets no answer is not sent again, so the socket goes quiet).
         pingInterval: 1_000,
@@ -228,7 +233,7 @@ async function openRedisStore(context: OpenContext): Promise<OpenedStore> {
     store,
     locks,
     runs,
-    redisCommand: (args) => connection.client.sendCommand(args),
+    redisCommand: (args) => storageCall(() => connection.client.sendCommand(args), commandTimeoutMs, onTimeout),
     close: async () => {
       await runs.close();
       await withTimeout(store.close(), commandTimeoutMs, 'Closing the Redis store').catch(() => {});

@@ -1,10 +1,11 @@
-import { createHash, randomBytes } from 'node:crypto';
+import { hash } from 'node:crypto';
 import {
   type AcquireOptions,
   ConflictError,
   inProcessLocks,
   type Lease,
   type LockProvider,
+  randomToken,
   StorageUnavailableError,
 } from '@agenthost/core';
 import { withDeadline } from '../deadline.js';
@@ -204,8 +205,8 @@ export function redisLocks(
   }
 
   async function take(name: string, deadline: number, waitMs: number, signal?: AbortSignal): Promise<Lease> {
-    const key = prefix + createHash('sha256').update(name).digest('base64url');
-    const token = randomBytes(16).toString('hex');
+    const key = prefix + hash('sha256', name, 'base64url');
+    const token = randomToken();
     for (let attempt = 0; ; attempt++) {
       signal?.throwIfAborted();
       const sentAt = Date.now();

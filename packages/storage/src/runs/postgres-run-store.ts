@@ -1,6 +1,5 @@
 import { createHash } from 'node:crypto';
 import {
-  AgentHostError,
   ConflictError,
   checkEventBatch,
   type RunChange,
@@ -10,11 +9,10 @@ import {
   type RunSignal,
   type RunStatus,
   type RunStore,
-  StorageUnavailableError,
   type StoredRun,
 } from '@agenthost/core';
 import type pg from 'pg';
-import { withDeadline } from '../deadline.js';
+import { storageCall } from '../deadline.js';
 import { appendRunEvents, eventsEndAt } from './postgres-run-events.js';
 import { PostgresRunListener } from './postgres-run-listener.js';
 import {
@@ -279,13 +277,8 @@ export class PostgresRunStore implements RunStore {
     });
   }
 
-  async #call<T>(work: () => Promise<T>): Promise<T> {
-    try {
-      return await withDeadline(work, this.#timeoutMs);
-    } catch (error) {
-      if (AgentHostError.isInstance(error)) throw error;
-      throw new StorageUnavailableError({ cause: error });
-    }
+  #call<T>(work: () => Promise<T>): Promise<T> {
+    return storageCall(work, this.#timeoutMs);
   }
 }
 

@@ -1,6 +1,5 @@
-import { createHash } from 'node:crypto';
+import { hash } from 'node:crypto';
 import {
-  AgentHostError,
   ConflictError,
   checkEventBatch,
   isFinishedRun,
@@ -11,10 +10,9 @@ import {
   type RunSignal,
   type RunStatus,
   type RunStore,
-  StorageUnavailableError,
   type StoredRun,
 } from '@agenthost/core';
-import { withDeadline } from '../deadline.js';
+import { storageCall } from '../deadline.js';
 import { parseEvents, parseRun, parseScored, runFields } from './redis-run-codec.js';
 import { APPEND_EVENTS, CREATE_RUN, UPDATE_RUN } from './redis-run-scripts.js';
 import { RedisRunSignals, type RedisSubscriber } from './redis-run-signals.js';
@@ -44,8 +42,8 @@ export interface RedisRunStoreOptions {
 /** A run and its score in a zset. */
 type Scored = { run: StoredRun; score: number };
 
-const digest = (...parts: string[]) => createHash('sha256').update(JSON.stringify(parts)).digest('base64url');
-const sha1 = (script: string) => createHash('sha1').update(script).digest('hex');
+const digest = (...parts: string[]) => hash('sha256', JSON.stringify(parts), 'base64url');
+const sha1 = (script: string) => hash('sha1', script, 'hex');
 const SCRIPTS = new Map([CREATE_RUN, UPDATE_RUN, APPEND_EVENTS].map((script) => [script, sha1(script)]));
 
 /**
@@ -279,12 +277,7 @@ export class RedisRunStore implements RunStore {
   }
 
   /** Runs `work` within the command bound; any failure becomes a `StorageUnavailableError`. */
-  async #call<T>(work: () => Promise<T>): Promise<T> {
-    try {
-      return await withDeadline(work, this.#timeoutMs, this.#onTimeout);
-    } catch (error) {
-      if (AgentHostError.isInstance(error)) throw error;
-      throw new StorageUnavailableError({ cause: error });
-    }
+  #call<T>(work: () => Promise<T>): Promise<T> {
+    return storageCall(work, this.#timeoutMs, this.#onTimeout);
   }
 }
