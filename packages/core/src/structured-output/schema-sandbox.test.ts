@@ -1,4 +1,4 @@
-import { afterAll, describe, expect, test } from 'vitest';
+import { afterAll, describe, expect, test, vi } from 'vitest';
 import { agentHostError as rejection } from '../testing/rejection.js';
 import { SchemaSandbox } from './schema-sandbox.js';
 
@@ -184,6 +184,20 @@ describe('SchemaSandbox: limits', () => {
       await relaxed.check('acme', big);
     } finally {
       await Promise.all([hurried.close(), relaxed.close()]);
+    }
+  });
+
+  test("a task's deadline leaves no timer behind once the task is done", async () => {
+    const timeouts = vi.spyOn(AbortSignal, 'timeout');
+    const timers = vi.spyOn(globalThis, 'clearTimeout');
+    try {
+      // A schema no other test compiles: no cached answer, a task runs.
+      await sandbox.check('acme', invoice('deadline_probe'));
+      expect(timeouts).not.toHaveBeenCalled();
+      expect(timers).toHaveBeenCalled();
+    } finally {
+      timeouts.mockRestore();
+      timers.mockRestore();
     }
   });
 

@@ -4,6 +4,7 @@ import type { Piscina } from 'piscina';
 import { AgentHostError } from '../errors/agenthost-error.js';
 import { OverloadedError } from '../errors/overloaded-error.js';
 import { lazyPackage } from '../lazy-package.js';
+import { callAbort } from '../runs/call-abort.js';
 import { FairQueue } from './fair-queue.js';
 import { invalidFormat } from './json-format.js';
 
@@ -146,20 +147,24 @@ export class SchemaSandbox {
     signal: AbortSignal | undefined,
     retried = false,
   ): Promise<WorkerResult> {
-    // A slot is free, so the task starts now: its deadline counts only its own work.
-    const deadline = AbortSignal.timeout(timeoutMs);
+    // A slot is free, so the task starts now: its deadline counts only its own work. Its timer is
+    // cleared when the task ends (an `AbortSignal.timeout` would live on for the whole timeout).
+    const abort = callAbort(timeoutMs, [signal]);
     try {
-      return await this.#workers().run(task, { signal: signal ? AbortSignal.any([deadline, signal]) : deadline });
+      return await this.#workers().run(task, { signal: abort.signal });
     } catch (error) {
+      abort.release();
       if (isOutOfMemory(error) && !retried) return this.#attempt(task, timeoutMs, signal, true);
       if (signal?.aborted) throw signal.reason;
-      if (deadline.aborted) {
+      if (abort.timedOut) {
         throw new OverloadedError({
           message: `json_format could not be checked within ${timeoutMs} ms; retry later, or send a smaller schema`,
           cause: error,
         });
       }
       throw failure(error);
+    } finally {
+      abort.release();
     }
   }
 }
