@@ -26,7 +26,7 @@ describe('randomId', () => {
 });
 
 describe('randomToken', () => {
-  test('is 128 bits in base64url, never repeated, drawn from the pool randomId draws from', () => {
+  test('is 128 bits in base64url, never repeated, alongside randomId', () => {
     const tokens = Array.from({ length: 600 }, (_, i) => (i % 2 ? randomToken() : randomId('run').slice(4)));
     for (const token of tokens) {
       expect(token).toMatch(/^[A-Za-z0-9_-]{22}$/);

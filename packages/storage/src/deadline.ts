@@ -9,8 +9,9 @@ export async function withDeadline<T>(work: () => Promise<T>, ms: number, onTime
   let timer: NodeJS.Timeout | undefined;
   const deadline = new Promise<never>((_, reject) => {
     timer = setTimeout(() => {
-      onTimeout?.();
+      // Rejected first: `onTimeout` may fail the work at once (a dropped connection), which must not win the race.
       reject(new StorageUnavailableError({ message: `Storage did not answer within ${ms} ms` }));
+      onTimeout?.();
     }, ms);
   });
   try {

@@ -89,6 +89,8 @@ describe('openStore', () => {
       await lease.release();
       expect(await opened.redisCommand?.(['PING'])).toBe('PONG');
       expect(timeouts).not.toHaveBeenCalled();
+      // Redis's own errors reach the caller unchanged: rate-limit-redis reloads its script on NOSCRIPT.
+      await expect(opened.redisCommand?.(['EVALSHA', '0'.repeat(40), '0'])).rejects.toThrow(/^NOSCRIPT/);
     } finally {
       timeouts.mockRestore();
       await opened.close();

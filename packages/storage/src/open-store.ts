@@ -10,7 +10,7 @@ import {
   type LockProvider,
   type RunStore,
 } from '@agenthost/core';
-import { storageCall } from './deadline.js';
+import { withDeadline } from './deadline.js';
 import { deserializeKeyv } from './keyv-deserialize.js';
 import { KeyvStore } from './keyv-store.js';
 import { postgresLocks } from './locks/postgres-locks.js';
@@ -42,7 +42,11 @@ export interface OpenedStore {
    * Pass it to `AgentService` as `runs`.
    */
   runs: RunStore;
-  /** For Redis stores: runs a raw command on the store's connection (for example for shared rate-limit counters). */
+  /**
+   * For Redis stores: runs a raw command on the store's connection (for example for shared rate-limit
+   * counters). Bounded by the store's command timeout (then a `StorageUnavailableError`); Redis's own
+   * errors (such as `NOSCRIPT`) are passed on unchanged.
+   */
   redisCommand?: (args: string[]) => Promise<unknown>;
   /** Closes the store and its connections. */
   close(): Promise<void>;
@@ -233,7 +237,8 @@ async function openRedisStore(context: OpenContext): Promise<OpenedStore> {
     store,
     locks,
     runs,
-    redisCommand: (args) => storageCall(() => connection.client.sendCommand(args), commandTimeoutMs, onTimeout),
+    // Bounded, but Redis's own errors pass unchanged: rate-limit-redis reloads its script on `NOSCRIPT`.
+    redisCommand: (args) => withDeadline(() => connection.client.sendCommand(args), commandTimeoutMs, onTimeout),
     close: async () => {
       await runs.close();
       await withTimeout(store.close(), commandTimeoutMs, 'Closing the Redis store').catch(() => {});
