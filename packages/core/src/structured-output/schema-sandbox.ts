@@ -153,6 +153,8 @@ export class SchemaSandbox {
     try {
       return await this.#workers().run(task, { signal: abort.signal });
     } catch (error) {
+      // Released before a retry, which sets a deadline of its own; `finally` releases it again (a
+      // no-op then), which the successful path needs.
       abort.release();
       if (isOutOfMemory(error) && !retried) return this.#attempt(task, timeoutMs, signal, true);
       if (signal?.aborted) throw signal.reason;
