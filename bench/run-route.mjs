@@ -44,7 +44,8 @@
 // --floor-telemetry on|off (the floor's `generateText` with the SDK's defaults, or its telemetry off,
 // as agenthost's), --floor-yield (the floor goes on with each request on the event loop's next turn, as
 // agenthost's router does), --features (the standalone server as shipped against itself with its
-// request logs, its metrics, its rate limits, and all three turned off, and the mounted router),
+// request logs, its metrics, its rate limits, and all three turned off, with V8 sizing its young
+// generation itself instead of the server's cap, and the mounted router),
 // --node-flags=<flags> (flags for the Node of every case, separated by spaces, e.g.
 // --node-flags=--max-semi-space-size=16), --server-cpu <cores> (each server process of the HTTP cases
 // held to that many cores' CPU time by a control group of its own, as a container's CPU limit does;
@@ -78,6 +79,7 @@ const LABELS = {
   'standalone-no-metrics': 'standalone, metrics off',
   'standalone-no-rate-limits': 'standalone, rate limits off',
   'standalone-none': 'standalone, all three off',
+  'standalone-uncapped': 'standalone, young generation uncapped',
   generateText: 'generateText + Map (mock)',
   'generateText-quiet': 'generateText + Map (mock, SDK telemetry off)',
   runAgent: 'runAgent, MemoryStore (mock)',
