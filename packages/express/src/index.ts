@@ -1,5 +1,6 @@
 export { answerClientErrors } from './answer-client-errors.js';
 export { type ApiKeyEntry, type AuthContext, anyKey, type KeyResolver, managedKeys, staticKeys } from './auth.js';
+export { chainMiddleware } from './chain.js';
 export {
   type ApiResponse,
   type ErrorEnvelope,

@@ -1,5 +1,6 @@
 import type { RequestHandler, Router } from 'express';
 import { requireScope } from './authenticate.js';
+import { chainMiddleware } from './chain.js';
 import { refusal } from './envelope.js';
 import { send } from './request-state.js';
 import { allowOf, expressPath, type RouteDefinition, routesByPath } from './routes.js';
@@ -29,8 +30,7 @@ export function registerRoutes(
     const route = router.route(expressPath(path));
     for (const operation of operations) {
       const endpoint = endpoints.get(operation)!;
-      if (operation.scope) route[operation.method](requireScope(operation.scope), endpoint);
-      else route[operation.method](endpoint);
+      route[operation.method](operation.scope ? chainMiddleware([requireScope(operation.scope), endpoint]) : endpoint);
     }
     route.all(methodNotAllowed(allowOf(operations)));
   }

@@ -1,4 +1,4 @@
-import { failure, refusal, serialize } from '@agenthost/express';
+import { chainMiddleware, failure, refusal, serialize } from '@agenthost/express';
 import express from 'express';
 import { landingPage } from './landing-page.js';
 import { PLAYGROUND_PATH } from './playground.js';
@@ -63,8 +63,7 @@ export function createHostApp(parts: {
   const app = express();
   app.disable('x-powered-by');
   app.set('trust proxy', parts.trustProxy);
-  app.use(hostRequired, parts.track);
-  if (parts.requestLog) app.use(parts.requestLog);
+  app.use(chainMiddleware([hostRequired, parts.track, ...(parts.requestLog ? [parts.requestLog] : [])]));
   // The API first: its requests pass no other router. Under it, the router answers every path itself.
   app.use(['/api/v1', '/api'], parts.router);
   app.use(parts.operational);

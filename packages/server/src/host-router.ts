@@ -1,5 +1,6 @@
 import {
   type AgentMetrics,
+  chainMiddleware,
   createAgentRouter,
   createHealthRouter,
   type ErrorLogger,
@@ -125,12 +126,10 @@ function withApi(
 ): express.Router {
   const { config } = parts;
   // CORS is off unless origins are configured: then only those origins' browsers may call the API.
-  if (config.corsOrigins.length)
-    router.use(
-      cors({ origin: config.corsOrigins.includes('*') ? '*' : config.corsOrigins, ...CORS_HEADERS, maxAge: 600 }),
-    );
-  router.use(operationalPathsOnly(parts.operational));
-  router.use(refuseWhenClosed(parts.closed));
+  const corsFor = config.corsOrigins.length
+    ? [cors({ origin: config.corsOrigins.includes('*') ? '*' : config.corsOrigins, ...CORS_HEADERS, maxAge: 600 })]
+    : [];
+  router.use(chainMiddleware([...corsFor, operationalPathsOnly(parts.operational), refuseWhenClosed(parts.closed)]));
   // The error handler answers the refusals of an app's own body parser with envelopes too.
   router.use(api, api.errorHandler);
   return router;
