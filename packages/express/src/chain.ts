@@ -6,8 +6,9 @@ import type { NextFunction, Request, RequestHandler, Response } from 'express';
  * passes (docs/performance.md, "Design choices"). Each handler is called as Express calls one: a
  * synchronous throw or a rejected promise goes on as `next(error)`; `next(error)` and `next('router')`
  * leave the chain at once, for the enclosing router to handle; `next()` and `next('route')` go on to
- * the next handler. Express's per-layer diagnostics (the router's tracing channel) see the chain as
- * one layer.
+ * the next handler, as for middlewares of a router (inside a route's own handlers, where Express would
+ * leave the route on `next('route')`, chain only handlers that never call it). Express's per-layer
+ * diagnostics (the router's tracing channel) see the chain as one layer.
  *
  * @throws TypeError at creation for an error handler (four parameters): those stay layers of their own.
  */
