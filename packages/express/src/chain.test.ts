@@ -45,14 +45,22 @@ const final: RequestHandler = (_req, res) => void res.json({ trace: res.locals.t
 const onError: ErrorRequestHandler = (error: Error, _req, res, _next) =>
   void res.status(500).json({ trace: res.locals.trace, error: error.message });
 
-/** The same handlers as Express's own layers, or as one chained layer, each inside a router of an app. */
+/**
+ * The same handlers as Express's own layers, or as one chained layer: as a router's middlewares
+ * (`/p`), and as one route's handlers (`/r`).
+ */
 function app(chained: boolean): express.Express {
   const router = express.Router();
   if (chained) router.use(chainMiddleware(handlers));
   else router.use(...handlers);
   router.use(final);
+  const inRoute = express.Router();
+  if (chained) inRoute.get('/', chainMiddleware(handlers, { inRoute: true }));
+  else inRoute.get('/', ...handlers);
+  inRoute.use(final);
   const served = express();
   served.use('/p', router);
+  served.use('/r', inRoute);
   // After `next('router')`: the app goes on past the router.
   served.use((_req, res) => void res.status(404).json({ trace: res.locals.trace, by: 'app' }));
   served.use(onError);
@@ -66,7 +74,7 @@ beforeAll(async () => {
     const server = app(chained).listen(0, '127.0.0.1');
     await new Promise((resolve) => server.once('listening', resolve));
     servers.push(server);
-    bases.push(`http://127.0.0.1:${(server.address() as AddressInfo).port}/p`);
+    bases.push(`http://127.0.0.1:${(server.address() as AddressInfo).port}`);
   }
 });
 afterAll(async () => {
@@ -76,8 +84,8 @@ afterAll(async () => {
   }
 });
 
-async function answer(base: string, behaviours: readonly Behaviour[]) {
-  const response = await fetch(`${base}?do=${behaviours.join(',')}`, { signal: AbortSignal.timeout(5_000) });
+async function answer(base: string, behaviours: readonly Behaviour[], mount: '/p' | '/r' = '/p') {
+  const response = await fetch(`${base}${mount}?do=${behaviours.join(',')}`, { signal: AbortSignal.timeout(5_000) });
   return { status: response.status, body: (await response.json()) as unknown };
 }
 
@@ -86,8 +94,9 @@ describe('chainMiddleware', () => {
     await fc.assert(
       fc.asyncProperty(
         fc.array(fc.constantFrom(...BEHAVIOURS), { minLength: HANDLERS, maxLength: HANDLERS }),
-        async (behaviours) => {
-          const [layered, chained] = await Promise.all(bases.map((base) => answer(base, behaviours)));
+        fc.constantFrom('/p' as const, '/r' as const),
+        async (behaviours, mount) => {
+          const [layered, chained] = await Promise.all(bases.map((base) => answer(base, behaviours, mount)));
           expect(chained).toStrictEqual(layered);
         },
       ),
@@ -104,6 +113,17 @@ describe('chainMiddleware', () => {
     [['next', 'respond', 'next', 'next'], { status: 200, body: { trace: [0, 1], by: 1 } }],
   ] as const)('%j, chained, answers %j', async (behaviours, expected) => {
     expect(await answer(bases[1]!, behaviours)).toStrictEqual(expected);
+  });
+
+  test.each([
+    [['next', 'route', 'next', 'next'], { status: 200, body: { trace: [0, 1], by: 'final' } }],
+    [['next', 'next', 'later', 'route'], { status: 200, body: { trace: [0, 1, 2, 3], by: 'final' } }],
+  ] as const)("%j, chained in a route, leaves the route on 'route': %j", async (behaviours, expected) => {
+    expect(await answer(bases[1]!, behaviours, '/r')).toStrictEqual(expected);
+  });
+
+  test('one handler is returned as it is', () => {
+    expect(chainMiddleware([handlers[0]!])).toBe(handlers[0]);
   });
 
   test('an error handler cannot be chained', () => {

@@ -30,7 +30,9 @@ export function registerRoutes(
     const route = router.route(expressPath(path));
     for (const operation of operations) {
       const endpoint = endpoints.get(operation)!;
-      route[operation.method](operation.scope ? chainMiddleware([requireScope(operation.scope), endpoint]) : endpoint);
+      route[operation.method](
+        operation.scope ? chainMiddleware([requireScope(operation.scope), endpoint], { inRoute: true }) : endpoint,
+      );
     }
     route.all(methodNotAllowed(allowOf(operations)));
   }
