@@ -1,6 +1,7 @@
 // The standalone server's cap on V8's young generation, applied by starting Node again in the same
 // process (`process.execve`: same pid, same standard streams) with the flag, before anything loads.
-import { accessSync, constants } from 'node:fs';
+// It is loaded before `agenthost --help` answers, which must load nothing else: Node's modules are
+// taken with `process.getBuiltinModule` when needed, not imported.
 
 /** The largest semi-space of V8's young generation, in MiB, that `agenthost serve` starts with. */
 export const SEMI_SPACE_MB = 16;
@@ -63,7 +64,8 @@ export function reasonNotToRestart(facts: ProcessFacts): string | undefined {
   if (facts.send !== undefined) return 'a parent talks to it over IPC';
   if (mentions(INSPECT_FLAG, facts.execArgv, nodeOptions)) return 'a debugger';
   try {
-    accessSync(facts.execPath, constants.X_OK);
+    const fs = process.getBuiltinModule('node:fs');
+    fs.accessSync(facts.execPath, fs.constants.X_OK);
   } catch {
     return 'its executable cannot be run';
   }
