@@ -55,14 +55,12 @@ export function requestLogger(logger: Logger): RequestHandler {
     const remoteAddress = req.socket.remoteAddress;
     // The API's request context takes this id, so that the line and the answer's `x-request-id` agree.
     (req as Request & { id?: string }).id = id;
-    const done = () => {
-      res.off('finish', done);
-      res.off('close', done);
+    // A response emits 'close' once, whether its answer was sent in whole (just after 'finish') or its
+    // connection closed first.
+    res.on('close', () => {
       const line = requestLine(req, res, id, started, remoteAddress);
       lines.info(line, `${req.method} ${pathOf(req)} ${line.res.statusCode ?? '-'}`);
-    };
-    res.on('finish', done);
-    res.on('close', done);
+    });
     next();
   };
 }
