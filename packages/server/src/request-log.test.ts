@@ -13,7 +13,7 @@ afterEach(() => {
 });
 
 /** An app with the request log in front of `routes`, its lines parsed as they are written. */
-async function loggedApp(routes: (app: express.Express) => void, before?: express.RequestHandler) {
+async function loggedApp(routes: (app: express.Express) => void, before?: express.RequestHandler, level = 'info') {
   const out = new PassThrough();
   const lines: Record<string, unknown>[] = [];
   out.on('data', (chunk: Buffer) => {
@@ -21,13 +21,14 @@ async function loggedApp(routes: (app: express.Express) => void, before?: expres
   });
   const app = express();
   if (before) app.use(before);
-  app.use(requestLogger(createLogger({ level: 'info', pretty: false, destination: out })));
+  const logger = createLogger({ level, pretty: false, destination: out });
+  app.use(requestLogger(logger));
   routes(app);
   const server = app.listen(0, '127.0.0.1');
   await new Promise((resolve) => server.once('listening', resolve));
   closers.push(() => server.close());
   const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-  return { url, lines, server };
+  return { url, lines, server, logger };
 }
 
 const settle = () => new Promise((resolve) => setTimeout(resolve, 50));
@@ -194,4 +195,19 @@ test('one line per request, whichever of finish and close comes first', async ()
   await settle();
   expect(lines.length).toBe(20);
   expect(lines.every((line) => line.aborted === undefined)).toBe(true);
+});
+
+test('a logger above info makes no request line, and one set to info again does', async () => {
+  const { url, lines, logger } = await loggedApp(
+    (app) => app.get('/x', (req, res) => void res.json({ id: (req as unknown as { id?: string }).id ?? null })),
+    undefined,
+    'warn',
+  );
+  const quiet = await fetch(`${url}/x`);
+  expect(await quiet.json()).toStrictEqual({ id: null });
+  logger.level = 'info';
+  const logged = await fetch(`${url}/x`, { headers: { 'x-request-id': 'req-2' } });
+  expect(await logged.json()).toStrictEqual({ id: 'req-2' });
+  await settle();
+  expect(lines.map((line) => [line.msg, line.request_id])).toStrictEqual([['GET /x 200', 'req-2']]);
 });

@@ -49,6 +49,11 @@ function requestLine(req: Request, res: Response, id: string, started: number, r
 export function requestLogger(logger: Logger): RequestHandler {
   const lines = requestLineLogger(logger);
   return function agentHostRequestLog(req, res, next) {
+    // A logger set above `info` (`silent`, say) writes no request line: none is made.
+    if (!lines.isLevelEnabled('info')) {
+      next();
+      return;
+    }
     const started = Date.now();
     const id = requestIdOf(req);
     // Read now: a socket the client has closed no longer has its address.
