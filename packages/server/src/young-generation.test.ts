@@ -114,6 +114,8 @@ describe('capYoungGeneration', () => {
     ['a parent talks to it over IPC', { send: () => true }],
     ['a debugger', { execArgv: ['--inspect-brk=0'] }],
     ['a debugger', { env: { NODE_OPTIONS: '--inspect' } }],
+    ['a debugger', { execArgv: ['--inspect_wait'] }],
+    ['a debugger', { env: { NODE_OPTIONS: '--debug-port=9230' } }],
     ['its executable cannot be run', { execPath: '/nonexistent/node' }],
   ])('leaves the process as it is when %s, and says nothing', (reason, over) => {
     const stderr = vi.spyOn(process.stderr, 'write').mockReturnValue(true);

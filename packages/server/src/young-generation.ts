@@ -17,8 +17,11 @@ const nodeFlag = (name: string) => new RegExp(`(?:^|[\\s"'])--${name}(?:[=\\s"']
 
 /** The flag, in any of the spellings V8 accepts (dashes or underscores). */
 const SEMI_SPACE_FLAG = nodeFlag('max[-_]semi[-_]space[-_]size');
-/** `--inspect`, `--inspect-brk`, `--inspect-wait` and `--inspect-port`: a debugger attached or waited for. */
-const INSPECT_FLAG = nodeFlag('inspect(?:-brk|-wait|-port)?');
+/**
+ * `--inspect`, `--inspect-brk`, `--inspect-wait`, `--inspect-port` and its alias `--debug-port`, with
+ * dashes or underscores as Node accepts them: a debugger attached or waited for.
+ */
+const INSPECT_FLAG = nodeFlag('(?:inspect(?:[-_](?:brk|wait|port))?|debug[-_]port)');
 
 const mentions = (flag: RegExp, execArgv: readonly string[], nodeOptions: string | undefined) =>
   execArgv.some((arg) => flag.test(arg)) || flag.test(nodeOptions ?? '');
@@ -85,9 +88,9 @@ export function capYoungGeneration(
   execve: Execve | null = process.execve?.bind(process) ?? null,
   facts: ProcessFacts = process,
 ): void {
-  const reason = reasonNotToRestart(facts);
-  if (facts.env[CAPPED_MARK] !== undefined) delete facts.env[CAPPED_MARK];
-  if (!execve || reason) return;
+  const marked = facts.env[CAPPED_MARK] !== undefined;
+  if (marked) delete facts.env[CAPPED_MARK];
+  if (marked || !execve || reasonNotToRestart(facts)) return;
   const emitWarning = process.emitWarning;
   // `process.execve` is experimental, and says so on stderr each time it is called.
   process.emitWarning = () => {};
